@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fibdrv: /dev/fibonacci computes Fibonacci numbers in the kernel.
+ *
+ * lseek() selects n, read() writes F(n). Each open file has its own
+ * algorithm and output format; nothing global is locked, so any number of
+ * threads and processes may read at once. A read runs three stages, each a
+ * noinline function with a stable name so that fibtrace can split its time:
+ * fibdrv_compute(), fibdrv_format() and fibdrv_copy(). See docs/fibdrv.md.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "fibdrv.h"
+#include "fibdrv_uapi.h"
+
+#define FIBDRV_DEFAULT_MAX_N 1000000ULL
+
+static unsigned long max_n = FIBDRV_DEFAULT_MAX_N;
+module_param(max_n, ulong, 0444);
+MODULE_PARM_DESC(max_n, "largest n a read accepts (default 1000000)");
+
+static char *default_algo = "bn-fdouble-karatsuba";
+module_param(default_algo, charp, 0444);
+MODULE_PARM_DESC(default_algo, "algorithm of a newly opened file");
+
+static unsigned int default_algo_id;
+
+/*
+ * Per-open state. fibtrace reads algo_id through CO-RE against this
+ * module's BTF: keep the name and the field names stable.
+ */
+struct fibdrv_file {
+	u32 algo_id; /* index into fib_algos[] */
+	u32 format; /* FIBDRV_FORMAT_* */
+};
+
+static unsigned int fib_algo_id(const struct fib_algo *algo)
+{
+	return algo - fib_algos;
+}
+
+/* The largest n this algorithm accepts on this device. */
+static u64 fibdrv_limit(const struct fib_algo *algo)
+{
+	return min_t(u64, algo->max_n, max_n);
+}
+
+noinline int fibdrv_compute(const struct fib_algo *algo, u64 n,
+			    struct fib_value *value)
+{
+	return fib_compute(algo, n, value);
+}
+
+/* Formats @value into a new kvmalloc'd buffer returned in @out. */
+noinline long fibdrv_format(const struct fib_value *value,
+			    enum fib_format format, size_t size, char **out)
+{
+	long len = fib_format_size(value, format);
+	char *buf;
+
+	if (len < 0)
+		return len;
+	if ((size_t)len > size)
+		return -EMSGSIZE;
+	buf = kvmalloc(max_t(long, len, 1), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	len = fib_format(value, format, buf, len);
+	if (len < 0) {
+		kvfree(buf);
+		return len;
+	}
+	*out = buf;
+	return len;
+}
+
+noinline ssize_t fibdrv_copy(char __user *ubuf, const char *kbuf, size_t len)
+{
+	if (copy_to_user(ubuf, kbuf, len))
+		return -EFAULT;
+	return len;
+}
+
+/*
+ * The result is computed afresh on every read: the module caches nothing,
+ * so each read's cost is the algorithm's and fibtrace measures it.
+ */
+noinline ssize_t fib_read(struct file *file, char __user *buf, size_t size,
+			  loff_t *offset)
+{
+	struct fibdrv_file *ff = file->private_data;
+	const struct fib_algo *algo = &fib_algos[READ_ONCE(ff->algo_id)];
+	enum fib_format format = READ_ONCE(ff->format);
+	struct fib_value value;
+	char *out = NULL;
+	ssize_t ret;
+	long len;
+	u64 n;
+
+	if (*offset < 0 || *offset > max_n)
+		return -EINVAL;
+	n = *offset;
+	ret = fibdrv_compute(algo, n, &value);
+	if (ret)
+		return ret;
+	len = fibdrv_format(&value, format, size, &out);
+	fib_value_release(&value);
+	if (len < 0)
+		return len;
+	ret = fibdrv_copy(buf, out, len);
+	kvfree(out);
+	return ret;
+}
+
+static ssize_t fib_write(struct file *file, const char __user *buf,
+			 size_t size, loff_t *offset)
+{
+	struct fibdrv_file *ff = file->private_data;
+	char name[FIBDRV_ALGO_NAME_MAX];
+	const struct fib_algo *algo;
+
+	if (size >= sizeof(name))
+		return -ENAMETOOLONG;
+	if (copy_from_user(name, buf, size))
+		return -EFAULT;
+	algo = fib_algo_find(name, size);
+	if (!algo)
+		return -EINVAL;
+	WRITE_ONCE(ff->algo_id, fib_algo_id(algo));
+	return size;
+}
+
+static loff_t fib_llseek(struct file *file, loff_t offset, int whence)
+{
+	loff_t base;
+	loff_t pos;
+
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = file->f_pos;
+		break;
+	case SEEK_END:
+		base = max_n;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (check_add_overflow(base, offset, &pos) || pos < 0 || pos > max_n)
+		return -EINVAL;
+	file->f_pos = pos;
+	return pos;
+}
+
+static long fib_ioctl_set_algo(struct fibdrv_file *ff, void __user *arg)
+{
+	struct fibdrv_algo_sel sel;
+	const struct fib_algo *algo;
+
+	if (copy_from_user(&sel, arg, sizeof(sel)))
+		return -EFAULT;
+	algo = fib_algo_find(sel.name, strnlen(sel.name, sizeof(sel.name)));
+	if (!algo)
+		return -EINVAL;
+	WRITE_ONCE(ff->algo_id, fib_algo_id(algo));
+	return 0;
+}
+
+static long fib_ioctl_get_algo(struct fibdrv_file *ff, void __user *arg)
+{
+	struct fibdrv_algo_sel sel = {};
+
+	strscpy(sel.name, fib_algos[READ_ONCE(ff->algo_id)].name,
+		sizeof(sel.name));
+	return copy_to_user(arg, &sel, sizeof(sel)) ? -EFAULT : 0;
+}
+
+static long fib_ioctl_result_size(struct file *file, u64 __user *arg)
+{
+	struct fibdrv_file *ff = file->private_data;
+	const struct fib_algo *algo = &fib_algos[READ_ONCE(ff->algo_id)];
+	struct fib_value value;
+	long len;
+
+	if (file->f_pos > max_n)
+		return -EINVAL;
+	len = fibdrv_compute(algo, file->f_pos, &value);
+	if (len)
+		return len;
+	len = fib_format_size(&value, READ_ONCE(ff->format));
+	fib_value_release(&value);
+	if (len < 0)
+		return len;
+	return put_user((u64)len, arg);
+}
+
+static long fib_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct fibdrv_file *ff = file->private_data;
+
+	switch (cmd) {
+	case FIBDRV_IOC_SET_ALGO:
+		return fib_ioctl_set_algo(ff, (void __user *)arg);
+	case FIBDRV_IOC_GET_ALGO:
+		return fib_ioctl_get_algo(ff, (void __user *)arg);
+	case FIBDRV_IOC_SET_FORMAT:
+		if (arg != FIBDRV_FORMAT_DEC && arg != FIBDRV_FORMAT_BIN)
+			return -EINVAL;
+		WRITE_ONCE(ff->format, arg);
+		return 0;
+	case FIBDRV_IOC_RESULT_SIZE:
+		return fib_ioctl_result_size(file, (u64 __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int fib_open(struct inode *inode, struct file *file)
+{
+	struct fibdrv_file *ff = kzalloc(sizeof(*ff), GFP_KERNEL);
+
+	if (!ff)
+		return -ENOMEM;
+	ff->algo_id = default_algo_id;
+	ff->format = FIBDRV_FORMAT_DEC;
+	file->private_data = ff;
+	return 0;
+}
+
+static int fib_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations fib_fops = {
+	.owner = THIS_MODULE,
+	.open = fib_open,
+	.release = fib_release,
+	.read = fib_read,
+	.write = fib_write,
+	.llseek = fib_llseek,
+	.unlocked_ioctl = fib_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* /sys/class/misc/fibonacci/algorithms: "name<TAB>max_n" per line. */
+static ssize_t algorithms_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < fib_algo_count; i++)
+		len += sysfs_emit_at(buf, len, "%s\t%llu\n", fib_algos[i].name,
+				     fibdrv_limit(&fib_algos[i]));
+	return len;
+}
+static DEVICE_ATTR_RO(algorithms);
+
+static struct attribute *fib_attrs[] = {
+	&dev_attr_algorithms.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(fib);
+
+static struct miscdevice fib_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "fibonacci",
+	.fops = &fib_fops,
+	.groups = fib_groups,
+	.mode = 0666,
+};
+
+static int __init fibdrv_init(void)
+{
+	const struct fib_algo *algo;
+	int ret;
+
+	algo = fib_algo_find(default_algo, strlen(default_algo));
+	if (!algo) {
+		pr_err("unknown default_algo '%s'\n", default_algo);
+		return -EINVAL;
+	}
+	default_algo_id = fib_algo_id(algo);
+	ret = misc_register(&fib_misc);
+	if (ret) {
+		pr_err("cannot register /dev/%s: %d\n", fib_misc.name, ret);
+		return ret;
+	}
+	pr_info("loaded: default %s, max_n %lu\n", algo->name, max_n);
+	return 0;
+}
+
+static void __exit fibdrv_exit(void)
+{
+	misc_deregister(&fib_misc);
+}
+
+module_init(fibdrv_init);
+module_exit(fibdrv_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Fibonacci numbers from a character device");
+MODULE_VERSION("0.2");

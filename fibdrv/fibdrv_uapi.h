@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibdrv user-space interface: /dev/fibonacci.
+ *
+ * lseek(fd, n, SEEK_SET) selects n; read(fd, buf, size) writes F(n) in the
+ * per-open output format and returns its length. See docs/fibdrv.md.
+ */
+#ifndef FIBDRV_UAPI_H
+#define FIBDRV_UAPI_H
+
+#ifdef __KERNEL__
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#else
+#include <linux/types.h>
+#include <sys/ioctl.h>
+#endif
+
+#define FIBDRV_DEVICE_PATH "/dev/fibonacci"
+#define FIBDRV_ALGO_NAME_MAX 32
+
+/* Output formats: ASCII decimal (default) or little-endian u64 limbs. */
+#define FIBDRV_FORMAT_DEC 0
+#define FIBDRV_FORMAT_BIN 1
+
+struct fibdrv_algo_sel {
+	char name[FIBDRV_ALGO_NAME_MAX]; /* NUL-terminated */
+};
+
+#define FIBDRV_IOC_MAGIC 'f'
+/* Select the algorithm of this open file by name. */
+#define FIBDRV_IOC_SET_ALGO _IOW(FIBDRV_IOC_MAGIC, 1, struct fibdrv_algo_sel)
+/* Read back the selected algorithm's name. */
+#define FIBDRV_IOC_GET_ALGO _IOR(FIBDRV_IOC_MAGIC, 2, struct fibdrv_algo_sel)
+/* Select the output format (FIBDRV_FORMAT_*), passed by value. */
+#define FIBDRV_IOC_SET_FORMAT _IO(FIBDRV_IOC_MAGIC, 3)
+/* Bytes a read at the current offset needs, returned in *arg (u64). */
+#define FIBDRV_IOC_RESULT_SIZE _IOR(FIBDRV_IOC_MAGIC, 4, __u64)
+
+#endif /* FIBDRV_UAPI_H */

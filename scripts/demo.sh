@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# make demo: boot the 6.1 guest, load fibdrv, and trace a sweep of reads with
+# fibtrace --hist. The histogram's count equals the reads fibtrace issued.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=$("$top/scripts/kernels.sh" | grep '^6\.1\.' | head -n 1)
+[ -n "$kver" ] || { echo "demo: no 6.1 kernel installed (make deps)" >&2; exit 1; }
+sweep=${DEMO_SWEEP:-0:1000:10}
+repeat=${DEMO_REPEAT:-5}
+echo "demo: booting $kver under QEMU (software emulation, ~20 s), then"
+echo "demo:   insmod build/$kver/fibdrv.ko"
+echo "demo:   build/fibtrace --hist --sweep $sweep --repeat $repeat"
+exec "$top/scripts/vmtest.sh" "$kver" -- bash -c \
+	"insmod build/$kver/fibdrv.ko && build/fibtrace --hist --sweep $sweep --repeat $repeat"

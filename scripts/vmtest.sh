@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Boot one kernel release under QEMU (virtme-ng) and run a command in it,
+# by default the guest test suite. Returns the command's exit status.
+#
+#   vmtest.sh KVER                 run tests/guest/run.sh
+#   vmtest.sh KVER -- CMD ARGS...  run CMD in the guest, from the repository
+#
+# Software emulation by default: nested KVM hangs on these machines. Set
+# VM_ACCEL=kvm to use KVM where it works. VM_TIMEOUT bounds the whole boot
+# and run (seconds, default 1200); VM_MEM and VM_CPUS size the guest.
+set -uo pipefail
+kver=${1:?usage: vmtest.sh KVER [-- CMD ARGS...]}
+shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = "--" ]; then
+	shift
+	cmd=$(printf '%q ' "$@")
+else
+	cmd="tests/guest/run.sh"
+fi
+
+image=/boot/vmlinuz-$kver
+[ -r "$image" ] || { echo "vmtest: no readable $image (make deps)" >&2; exit 1; }
+[ -f "$top/build/$kver/fibdrv.ko" ] || { echo "vmtest: no build/$kver/fibdrv.ko (make module KVER=$kver)" >&2; exit 1; }
+command -v vng >/dev/null || { echo "vmtest: vng not found (make deps)" >&2; exit 1; }
+
+accel=(--disable-kvm)
+[ "${VM_ACCEL:-tcg}" = kvm ] && accel=()
+mkdir -p "$top/build/vm"
+# The guest shares the host's root file system read-only; build/vm is the
+# one directory it may write back (test artefacts, plots).
+timeout --kill-after=15 "${VM_TIMEOUT:-1200}" \
+	vng -r "$image" "${accel[@]}" -m "${VM_MEM:-2G}" -p "${VM_CPUS:-2}" \
+	--rwdir "$top/build/vm" -- "cd $top && $cmd" </dev/null
+status=$?
+if [ $status = 124 ] || [ $status = 137 ]; then
+	echo "FAIL vm.$kver.timeout: guest did not finish within ${VM_TIMEOUT:-1200}s"
+fi
+exit $status

@@ -1,0 +1,59 @@
+"""Tiny test reporter shared by the guest tests.
+
+Each check prints one line: "PASS name", "FAIL name: detail" or
+"SKIP name: why". tests/run.sh counts them; exit() returns 1 on any FAIL.
+"""
+import sys
+
+_failed = False
+
+
+def check(name, ok, detail=""):
+    """Report one check; returns ok so callers can chain."""
+    global _failed
+    if ok:
+        print(f"PASS {name}", flush=True)
+    else:
+        _failed = True
+        print(f"FAIL {name}: {detail}", flush=True)
+    return ok
+
+
+def skip(name, why):
+    print(f"SKIP {name}: {why}", flush=True)
+
+
+def fail(name, detail):
+    check(name, False, detail)
+
+
+def exit():
+    sys.exit(1 if _failed else 0)
+
+
+def run(main):
+    """Run a test program's main; an exception is a FAIL, not a silent stop."""
+    import traceback
+    try:
+        main()
+    except Exception as e:  # noqa: BLE001 - any crash of the test is a failure
+        traceback.print_exc()
+        fail(f"{sys.argv[0].rsplit('/', 1)[-1]}.crashed", repr(e))
+    exit()
+
+
+def fib(n):
+    """F(n) by fast doubling on Python integers: the independent reference."""
+    a, b = 0, 1  # F(k), F(k+1) with k built from the top bits of n
+    for bit in bin(n)[2:]:
+        c = a * (2 * b - a)
+        d = a * a + b * b
+        a, b = (d, c + d) if bit == "1" else (c, d)
+    return a
+
+
+def algorithms():
+    """[(name, max_n)] as the device lists them in sysfs."""
+    with open("/sys/class/misc/fibonacci/algorithms") as f:
+        rows = [line.split("\t") for line in f.read().splitlines() if line]
+    return [(name, int(limit)) for name, limit in rows]

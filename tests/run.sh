@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The test runner behind `make test`: host unit tests, then the guest suite
+# on each kernel release given. Counts the PASS/FAIL/SKIP lines every test
+# prints and ends with the summary line "N passed, N failed, N skipped".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+
+run() { # run a suite, echoing and recording its lines
+	"$@" 2>&1 | tee -a "$log"
+	local rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] || status=1
+	return 0
+}
+
+echo "== host unit tests"
+run make --no-print-directory unit
+if [ $# = 0 ]; then
+	echo "FAIL vm.kernels: no kernel with headers installed (make deps)" | tee -a "$log"
+	status=1
+fi
+for kver in "$@"; do
+	echo "== guest suite on $kver"
+	start=$(date +%s)
+	run scripts/vmtest.sh "$kver"
+	echo "== $kver took $(( $(date +%s) - start ))s"
+done
+
+passed=$(grep -c '^PASS ' "$log")
+failed=$(grep -c '^FAIL ' "$log")
+skipped=$(grep -c '^SKIP ' "$log")
+if [ "$status" != 0 ] && [ "$failed" = 0 ]; then
+	# A suite died without saying why in a FAIL line: count that too.
+	echo "FAIL runner: a suite exited non-zero without a FAIL line"
+	failed=1
+fi
+echo
+grep '^FAIL ' "$log" || true
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
