@@ -74,7 +74,13 @@ vmlinux-h:
 	$(BPFTOOL) btf dump file $(BUILD)/$$k/vmlinux format c > $(VMLINUX_H) && \
 	echo "$(VMLINUX_H) from $$k"
 
-unit: $(if $(BN_SRCS),unit-bn)
+$(BUILD)/tests/test_range: tests/unit/test_range.c $(BUILD)/range.o
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $< $(BUILD)/range.o -o $@
+
+# Host unit tests; each prints PASS/FAIL lines that tests/run.sh counts.
+unit: $(BUILD)/tests/test_range $(if $(BN_SRCS),unit-bn)
+	@$(BUILD)/tests/test_range
 
 vmtest: check-kver all
 	@scripts/vmtest.sh "$(KVER)"
