@@ -32,7 +32,7 @@ TOOL_LIBS := -lbpf -lelf -lz
 
 all: user modules
 
-user: $(BUILD)/fibclient $(BUILD)/fibtrace $(if $(BN_SRCS),$(BUILD)/fibcalc)
+user: $(BUILD)/fibclient $(BUILD)/fibtrace $(BUILD)/tests/fibstress $(if $(BN_SRCS),$(BUILD)/fibcalc)
 
 deps:
 	@scripts/deps.sh
@@ -77,6 +77,11 @@ vmlinux-h:
 $(BUILD)/tests/test_range: tests/unit/test_range.c $(BUILD)/range.o
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $< $(BUILD)/range.o -o $@
+
+# Guest-side stress client (run by tests/guest/test_reliability.py).
+$(BUILD)/tests/fibstress: tests/guest/fibstress.c fibdrv/fibdrv_uapi.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $< -o $@ -lgmp -lpthread
 
 # Host unit tests; each prints PASS/FAIL lines that tests/run.sh counts.
 unit: $(BUILD)/tests/test_range $(if $(BN_SRCS),unit-bn)

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fibstress: hammer /dev/fibonacci from many threads and verify every value
+ * against GMP. Used by the guest reliability tests.
+ *
+ *   fibstress threads SECONDS MAX_N ALGO...   random algorithm and n per open,
+ *                                             pread() into exact-size buffers
+ *   fibstress churn SECONDS                   open/read/close racing threads
+ *   fibstress reads COUNT ALGO N              COUNT reads of F(N), verified once
+ *   fibstress shared SECONDS MAX_N ALGO       forked processes sharing one fd
+ *
+ * Prints "ok <reads> reads, <mismatches> mismatches" and exits 1 on any
+ * mismatch or unexpected error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gmp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fibdrv_uapi.h"
+
+#define THREADS 16
+#define PROCESSES 4
+
+static atomic_ulong total_reads;
+static atomic_ulong mismatches;
+static atomic_ulong errors;
+static double deadline;
+static uint64_t max_n;
+static char **algos;
+static int algo_count;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int open_device(const char *algo)
+{
+	struct fibdrv_algo_sel sel = {};
+	int fd = open(FIBDRV_DEVICE_PATH, O_RDWR);
+
+	if (fd < 0) {
+		perror("fibstress: open");
+		return -1;
+	}
+	snprintf(sel.name, sizeof(sel.name), "%s", algo);
+	if (ioctl(fd, FIBDRV_IOC_SET_ALGO, &sel) || ioctl(fd, FIBDRV_IOC_SET_FORMAT, FIBDRV_FORMAT_BIN)) {
+		fprintf(stderr, "fibstress: select %s: %s\n", algo, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* pread F(n) in binary and compare with GMP; returns 0 when equal. */
+static int read_and_verify(int fd, uint64_t n, mpz_t got, mpz_t want)
+{
+	/* F(n) < 2^(0.695 n): 8-byte limbs, one spare. */
+	size_t size = (n / 92 + 2) * 8;
+	char *buf = malloc(size);
+	ssize_t len;
+	int ret = 0;
+
+	if (!buf)
+		return -1;
+	len = pread(fd, buf, size, (off_t)n);
+	atomic_fetch_add(&total_reads, 1);
+	if (len < 0 || len % 8) {
+		fprintf(stderr, "fibstress: F(%lu): %s\n", (unsigned long)n, len < 0 ? strerror(errno) : "odd length");
+		atomic_fetch_add(&errors, 1);
+		ret = -1;
+	} else {
+		mpz_import(got, (size_t)len / 8, -1, 8, -1, 0, buf);
+		mpz_fib_ui(want, n);
+		if (mpz_cmp(got, want)) {
+			fprintf(stderr, "fibstress: MISMATCH F(%lu)\n", (unsigned long)n);
+			atomic_fetch_add(&mismatches, 1);
+			ret = -1;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+static void *random_reader(void *arg)
+{
+	uint64_t state = (uintptr_t)arg * 7919 + 1;
+	mpz_t got, want;
+
+	mpz_inits(got, want, NULL);
+	while (now() < deadline) {
+		int fd = open_device(algos[next_random(&state) % algo_count]);
+
+		if (fd < 0) {
+			atomic_fetch_add(&errors, 1);
+			break;
+		}
+		for (int i = 0; i < 8; i++)
+			read_and_verify(fd, next_random(&state) % (max_n + 1), got, want);
+		close(fd);
+	}
+	mpz_clears(got, want, NULL);
+	return NULL;
+}
+
+/* Open, read and close as fast as possible, racing the other threads. */
+static void *churner(void *arg)
+{
+	char buf[64];
+
+	(void)arg;
+	while (now() < deadline) {
+		int fd = open(FIBDRV_DEVICE_PATH, O_RDONLY);
+
+		if (fd < 0) {
+			atomic_fetch_add(&errors, 1);
+			break;
+		}
+		if (pread(fd, buf, sizeof(buf), 90) != 19)
+			atomic_fetch_add(&errors, 1);
+		atomic_fetch_add(&total_reads, 1);
+		close(fd);
+	}
+	return NULL;
+}
+
+static int run_threads(void *(*fn)(void *))
+{
+	pthread_t threads[THREADS];
+
+	for (long i = 0; i < THREADS; i++)
+		if (pthread_create(&threads[i], NULL, fn, (void *)i))
+			return -1;
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}
+
+/* Forked processes share one descriptor (and so its algorithm and format). */
+static int run_shared(void)
+{
+	int fd = open_device(algos[0]);
+	int status, failed = 0;
+
+	if (fd < 0)
+		return -1;
+	for (int p = 0; p < PROCESSES; p++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			uint64_t state = (uint64_t)p * 104729 + 3;
+			mpz_t got, want;
+			int bad = 0;
+
+			mpz_inits(got, want, NULL);
+			while (now() < deadline)
+				bad |= read_and_verify(fd, next_random(&state) % (max_n + 1), got, want);
+			_exit(bad ? 1 : 0);
+		}
+		if (pid < 0)
+			return -1;
+	}
+	while (wait(&status) > 0)
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
+	close(fd);
+	return failed ? -1 : 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: fibstress threads|shared SECONDS MAX_N ALGO... | churn SECONDS | reads COUNT ALGO N\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (argc < 3)
+		return usage();
+	if (!strcmp(argv[1], "reads") && argc == 5) {
+		unsigned long count = strtoul(argv[2], NULL, 10);
+		uint64_t n = strtoull(argv[4], NULL, 10);
+		char *buf = malloc((n / 92 + 2) * 8);
+		int fd = open_device(argv[3]);
+		mpz_t got, want;
+
+		if (fd < 0 || !buf)
+			return 1;
+		mpz_inits(got, want, NULL);
+		ret = read_and_verify(fd, n, got, want);
+		for (unsigned long i = 1; i < count && !ret; i++)
+			if (pread(fd, buf, (n / 92 + 2) * 8, (off_t)n) < 0)
+				ret = -1;
+		mpz_clears(got, want, NULL);
+		free(buf);
+		close(fd);
+		total_reads = count;
+	} else {
+		deadline = now() + atof(argv[2]);
+		if (!strcmp(argv[1], "churn")) {
+			ret = run_threads(churner);
+		} else if (argc >= 5 && (!strcmp(argv[1], "threads") || !strcmp(argv[1], "shared"))) {
+			max_n = strtoull(argv[3], NULL, 10);
+			algos = argv + 4;
+			algo_count = argc - 4;
+			ret = argv[1][0] == 't' ? run_threads(random_reader) : run_shared();
+		} else {
+			return usage();
+		}
+	}
+	printf("ok %lu reads, %lu mismatches, %lu errors\n", (unsigned long)total_reads,
+	       (unsigned long)mismatches, (unsigned long)errors);
+	return ret || mismatches || errors ? 1 : 0;
+}
