@@ -20,6 +20,8 @@ VMLINUX_H := vmlinux/x86/vmlinux.h
 
 # The big-number library (BN_SRCS) and its programs, tests and benchmark.
 -include mk/bignum.mk
+-include mk/stats.mk
+include mk/fuzz.mk
 
 # Kernel lines: the newest installed release of each of 6.1 and 6.12.
 KERNELS = $(shell scripts/kernels.sh)
