@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fib_algo.c - Fibonacci algorithms and their registry.
+ */
+#include "fib_algo.h"
+#include "bn_impl.h"
+
+#define FIB_U64_MAX_N 93	/* F(93) = 12200160415121876738 */
+#define FIB_STOP_EVERY 4096	/* iterations between bn_should_stop() calls */
+
+/* limbs enough for F(n) (and F(n + 1)): bits(F(n)) <= 0.69424192 n + 1 */
+static size_t fib_limbs(u64 n)
+{
+	return (size_t)((n / 1000000 * 694242 + (n % 1000000) * 694242 / 1000000 + 64) / 64 + 2);
+}
+
+/* decimal digits enough for F(n): digits <= 0.20898764 n + 1 */
+static size_t fib_digits(u64 n)
+{
+	return (size_t)(n / 100000 * 20899 + (n % 100000) * 20899 / 100000 + 2);
+}
+
+static int fib_value_set_u64(struct fib_value *out, u64 n, u64 v)
+{
+	int err = bn_set_u64(&out->num, v);
+
+	if (err)
+		return err;
+	out->n = n;
+	out->has_num = 1;
+	return 0;
+}
+
+/* ---- 64-bit algorithms --------------------------------------------------- */
+
+noinline int fib_iter64(u64 n, struct fib_value *out)
+{
+	u64 a = 0, b = 1, i;
+
+	for (i = 0; i < n; i++) {
+		u64 t = a + b;
+
+		a = b;
+		b = t;
+	}
+	return fib_value_set_u64(out, n, a);
+}
+
+/*
+ * Fast doubling on (a, b) = (F(k), F(k+1)): F(2k) = a (2b - a),
+ * F(2k+1) = a^2 + b^2.  Wrap-around in u64 is harmless: the identities hold
+ * mod 2^64 and F(n) itself fits for n <= 93.
+ */
+static inline void fib_u64_step(u64 *a, u64 *b, int bit)
+{
+	u64 c = *a * (2 * *b - *a);
+	u64 d = *a * *a + *b * *b;
+
+	if (bit) {
+		*a = d;
+		*b = c + d;
+	} else {
+		*a = c;
+		*b = d;
+	}
+}
+
+noinline int fib_fdouble64(u64 n, struct fib_value *out)
+{
+	u64 a = 0, b = 1;
+	int i;
+
+	for (i = 63; i >= 0; i--)
+		fib_u64_step(&a, &b, (int)((n >> i) & 1));
+	return fib_value_set_u64(out, n, a);
+}
+
+noinline int fib_fdouble64_clz(u64 n, struct fib_value *out)
+{
+	u64 a = 0, b = 1;
+	int i;
+
+	if (n)
+		for (i = 63 - __builtin_clzll(n); i >= 0; i--)
+			fib_u64_step(&a, &b, (int)((n >> i) & 1));
+	return fib_value_set_u64(out, n, a);
+}
+
+/* ---- str-add: decimal strings, one digit per byte ----------------------- */
+
+noinline int fib_str_add(u64 n, struct fib_value *out)
+{
+	size_t cap = fib_digits(n) + 1, lp = 1, lc = 1, i;
+	u8 *mem, *prev, *cur, *t;
+	char *dec;
+	u64 k;
+
+	mem = bn_mem_alloc(2 * cap);
+	if (!mem)
+		return -ENOMEM;
+	/* least significant digit first */
+	prev = mem;
+	cur = mem + cap;
+	prev[0] = 0;		/* F(0) */
+	cur[0] = 1;		/* F(1) */
+	if (n == 0) {
+		t = prev;
+		prev = cur;
+		cur = t;
+	}
+	for (k = 2; k <= n; k++) {
+		u8 c = 0;
+
+		/* prev = prev + cur; lc >= lp */
+		for (i = 0; i < lc; i++) {
+			u8 s = (u8)(cur[i] + (i < lp ? prev[i] : 0) + c);
+
+			c = s >= 10;
+			prev[i] = c ? (u8)(s - 10) : s;
+		}
+		if (c)
+			prev[i++] = 1;
+		lp = lc;
+		lc = i;
+		t = prev;
+		prev = cur;
+		cur = t;
+		if ((k % FIB_STOP_EVERY) == 0 && bn_should_stop()) {
+			bn_mem_free(mem);
+			return -EINTR;
+		}
+	}
+	dec = bn_mem_alloc(lc);
+	if (!dec) {
+		bn_mem_free(mem);
+		return -ENOMEM;
+	}
+	for (i = 0; i < lc; i++)
+		dec[i] = (char)('0' + cur[lc - 1 - i]);
+	bn_mem_free(mem);
+	out->dec = dec;
+	out->dec_len = lc;
+	out->has_dec = 1;
+	out->n = n;
+	return 0;
+}
+
+/* ---- bn-iter: big-number additions -------------------------------------- */
+
+noinline int fib_bn_iter(u64 n, struct fib_value *out)
+{
+	size_t cap = fib_limbs(n), lp = 0, lc = 1;
+	u64 *mem, *prev, *cur, *t, k, cy;
+	int err;
+
+	if (n == 0)
+		return fib_value_set_u64(out, n, 0);
+	mem = bn_limbs_alloc(2 * cap);
+	if (!mem)
+		return -ENOMEM;
+	prev = mem;		/* F(0) = 0, no limbs */
+	cur = mem + cap;
+	cur[0] = 1;		/* F(1) */
+	for (k = 2; k <= n; k++) {
+		cy = bn_add(prev, cur, lc, prev, lp);
+		lp = lc;
+		if (cy)
+			prev[lc++] = cy;
+		t = prev;
+		prev = cur;
+		cur = t;
+		if ((k % FIB_STOP_EVERY) == 0 && bn_should_stop()) {
+			bn_mem_free(mem);
+			return -EINTR;
+		}
+	}
+	err = bn_reserve(&out->num, lc);
+	if (!err) {
+		bn_copyi(out->num.limbs, cur, lc);
+		out->num.size = lc;
+		out->has_num = 1;
+		out->n = n;
+	}
+	bn_mem_free(mem);
+	return err;
+}
+
+/* ---- bn-fdouble: classic fast doubling, schoolbook products -------------- */
+
+/* r = a * b, any sizes (0 allowed); returns the normalised size */
+static size_t fib_mul_school(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
+{
+	if (!an || !bn)
+		return 0;
+	if (an >= bn)
+		bn_mul_basecase(r, a, an, b, bn);
+	else
+		bn_mul_basecase(r, b, bn, a, an);
+	return bn_normalized_size(r, an + bn);
+}
+
+/* r = a + b, any sizes; returns the size */
+static size_t fib_add(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
+{
+	u64 cy;
+
+	if (an < bn) {
+		const u64 *t = a;
+		size_t tn = an;
+
+		a = b;
+		an = bn;
+		b = t;
+		bn = tn;
+	}
+	cy = bn_add(r, a, an, b, bn);
+	if (cy)
+		r[an++] = cy;
+	return an;
+}
+
+noinline int fib_bn_fdouble(u64 n, struct fib_value *out)
+{
+	size_t cap = fib_limbs(n) + 4, la = 0, lb = 1, lt, lc, ld, lx;
+	u64 *mem, *a, *b, *t, *c, *d, *x, cy;
+	int i, err;
+
+	if (n == 0)
+		return fib_value_set_u64(out, n, 0);
+	mem = bn_limbs_alloc(6 * cap);
+	if (!mem)
+		return -ENOMEM;
+	a = mem;		/* F(k) */
+	b = a + cap;		/* F(k + 1) */
+	t = b + cap;
+	c = t + cap;
+	d = c + cap;
+	x = d + cap;
+	b[0] = 1;
+	for (i = 63 - __builtin_clzll(n); i >= 0; i--) {
+		/* t = 2b - a */
+		cy = bn_lshift(t, b, lb, 1);
+		lt = lb;
+		if (cy)
+			t[lt++] = cy;
+		bn_sub(t, t, lt, a, la);
+		lt = bn_normalized_size(t, lt);
+		lc = fib_mul_school(c, a, la, t, lt);	/* F(2k) */
+		ld = fib_mul_school(d, a, la, a, la);
+		lx = fib_mul_school(x, b, lb, b, lb);
+		ld = fib_add(d, x, lx, d, ld);		/* F(2k+1) */
+		if ((n >> i) & 1) {
+			/* (a, b) = (d, c + d) */
+			lb = fib_add(b, c, lc, d, ld);
+			bn_copyi(a, d, ld);
+			la = ld;
+		} else {
+			bn_copyi(a, c, lc);
+			la = lc;
+			bn_copyi(b, d, ld);
+			lb = ld;
+		}
+		if (bn_should_stop()) {
+			bn_mem_free(mem);
+			return -EINTR;
+		}
+	}
+	err = bn_reserve(&out->num, la);
+	if (!err) {
+		bn_copyi(out->num.limbs, a, la);
+		out->num.size = la;
+		out->has_num = 1;
+		out->n = n;
+	}
+	bn_mem_free(mem);
+	return err;
+}
+
+/* ---- fast doubling with squarings (as GMP's mpz_fib2_ui) ----------------- */
+
+static const u64 fib_table[FIB_U64_MAX_N + 1] = {
+	0ULL, 1ULL, 1ULL, 2ULL, 3ULL, 5ULL, 8ULL, 13ULL, 21ULL, 34ULL, 55ULL,
+	89ULL, 144ULL, 233ULL, 377ULL, 610ULL, 987ULL, 1597ULL, 2584ULL,
+	4181ULL, 6765ULL, 10946ULL, 17711ULL, 28657ULL, 46368ULL, 75025ULL,
+	121393ULL, 196418ULL, 317811ULL, 514229ULL, 832040ULL, 1346269ULL,
+	2178309ULL, 3524578ULL, 5702887ULL, 9227465ULL, 14930352ULL,
+	24157817ULL, 39088169ULL, 63245986ULL, 102334155ULL, 165580141ULL,
+	267914296ULL, 433494437ULL, 701408733ULL, 1134903170ULL,
+	1836311903ULL, 2971215073ULL, 4807526976ULL, 7778742049ULL,
+	12586269025ULL, 20365011074ULL, 32951280099ULL, 53316291173ULL,
+	86267571272ULL, 139583862445ULL, 225851433717ULL, 365435296162ULL,
+	591286729879ULL, 956722026041ULL, 1548008755920ULL, 2504730781961ULL,
+	4052739537881ULL, 6557470319842ULL, 10610209857723ULL,
+	17167680177565ULL, 27777890035288ULL, 44945570212853ULL,
+	72723460248141ULL, 117669030460994ULL, 190392490709135ULL,
+	308061521170129ULL, 498454011879264ULL, 806515533049393ULL,
+	1304969544928657ULL, 2111485077978050ULL, 3416454622906707ULL,
+	5527939700884757ULL, 8944394323791464ULL, 14472334024676221ULL,
+	23416728348467685ULL, 37889062373143906ULL, 61305790721611591ULL,
+	99194853094755497ULL, 160500643816367088ULL, 259695496911122585ULL,
+	420196140727489673ULL, 679891637638612258ULL, 1100087778366101931ULL,
+	1779979416004714189ULL, 2880067194370816120ULL, 4660046610375530309ULL,
+	7540113804746346429ULL, 12200160415121876738ULL,
+};
+
+struct fib_sq_ops {
+	int fast;	/* 0: schoolbook squaring/product, 1: fastest */
+	u64 *scratch;
+};
+
+static size_t fib_sq(const struct fib_sq_ops *o, u64 *r, const u64 *a, size_t an)
+{
+	if (!an)
+		return 0;
+	if (o->fast)
+		bn_sqr_n(r, a, an, o->scratch);
+	else
+		bn_sqr_basecase(r, a, an);
+	return bn_normalized_size(r, 2 * an);
+}
+
+static size_t fib_mul(const struct fib_sq_ops *o, u64 *r, const u64 *a, size_t an,
+		      const u64 *b, size_t bn)
+{
+	if (an < bn) {
+		const u64 *t = a;
+		size_t tn = an;
+
+		a = b;
+		an = bn;
+		b = t;
+		bn = tn;
+	}
+	if (!bn)
+		return 0;
+	if (o->fast)
+		bn_mul(r, a, an, b, bn, o->scratch);
+	else
+		bn_mul_basecase(r, a, an, b, bn);
+	return bn_normalized_size(r, an + bn);
+}
+
+/* r = a + (b << 1), sizes any; r may alias a; returns the size */
+static size_t fib_add_2x(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *tmp)
+{
+	size_t tn = bn;
+	u64 cy = bn_lshift(tmp, b, bn, 1);
+
+	if (cy)
+		tmp[tn++] = cy;
+	return fib_add(r, a, an, tmp, tn);
+}
+
+static int fib_fdouble_sq(u64 n, struct fib_value *out, int fast)
+{
+	size_t half = fib_limbs(n / 2 + 1) + 8, l1, l0, ls1, ls0, lu, lw, itch;
+	u64 *mem, *f1, *f0, *s1, *s0, m, cy;
+	struct fib_sq_ops o;
+	unsigned int s;
+	int err, i;
+
+	if (n <= FIB_U64_MAX_N)
+		return fib_value_set_u64(out, n, fib_table[n]);
+	m = n >> 1;
+	s = 0;
+	while ((m >> s) > FIB_U64_MAX_N)
+		s++;
+	itch = fast ? bn_mul_itch(half, half) : 0;
+	mem = bn_limbs_alloc(4 * half + itch);
+	if (!mem)
+		return -ENOMEM;
+	err = bn_reserve(&out->num, 2 * half + 2);
+	if (err) {
+		bn_mem_free(mem);
+		return err;
+	}
+	f1 = mem;		/* F(k) */
+	f0 = f1 + half;		/* F(k - 1) */
+	s1 = f0 + half;
+	s0 = s1 + half;
+	o.fast = fast;
+	o.scratch = s0 + half;
+	f1[0] = fib_table[m >> s];
+	f0[0] = fib_table[(m >> s) - 1];
+	l1 = 1;
+	l0 = f0[0] ? 1 : 0;
+	for (i = (int)s - 1; i >= 0; i--) {
+		int odd_k = (int)((m >> (i + 1)) & 1);
+
+		ls1 = fib_sq(&o, s1, f1, l1);
+		ls0 = fib_sq(&o, s0, f0, l0);
+		/* f1 = F(2k+1) = 4 F(k)^2 - F(k-1)^2 + 2 (-1)^k */
+		cy = bn_lshift(f1, s1, ls1, 2);
+		l1 = ls1;
+		if (cy)
+			f1[l1++] = cy;
+		bn_sub(f1, f1, l1, s0, ls0);
+		if (odd_k)
+			bn_sub_1(f1, f1, l1, 2);
+		else if (bn_add_1(f1, f1, l1, 2))
+			f1[l1++] = 1;
+		l1 = bn_normalized_size(f1, l1);
+		/* f0 = F(2k-1) = F(k)^2 + F(k-1)^2 */
+		l0 = fib_add(f0, s1, ls1, s0, ls0);
+		/* F(2k) = F(2k+1) - F(2k-1) */
+		if ((m >> i) & 1) {
+			bn_sub(f0, f1, l1, f0, l0);	/* (F(2k+1), F(2k)) */
+			l0 = bn_normalized_size(f0, l1);
+		} else {
+			bn_sub(f1, f1, l1, f0, l0);	/* (F(2k), F(2k-1)) */
+			l1 = bn_normalized_size(f1, l1);
+		}
+		if (bn_should_stop()) {
+			err = -EINTR;
+			goto out;
+		}
+	}
+	/* now f1 = F(m), f0 = F(m - 1) */
+	if (n & 1) {
+		/* F(2m+1) = (2F(m) + F(m-1)) (2F(m) - F(m-1)) + 2 (-1)^m */
+		cy = bn_lshift(s1, f1, l1, 1);
+		lu = l1;
+		if (cy)
+			s1[lu++] = cy;
+		bn_copyi(s0, s1, lu);
+		lw = lu;
+		lu = fib_add(s1, s1, lu, f0, l0);
+		bn_sub(s0, s0, lw, f0, l0);
+		lw = bn_normalized_size(s0, lw);
+		l1 = fib_mul(&o, out->num.limbs, s1, lu, s0, lw);
+		if (m & 1) {
+			bn_sub_1(out->num.limbs, out->num.limbs, l1, 2);
+		} else {
+			cy = bn_add_1(out->num.limbs, out->num.limbs, l1, 2);
+			if (cy)
+				out->num.limbs[l1++] = cy;
+		}
+	} else {
+		/* F(2m) = F(m) (F(m) + 2 F(m-1)) */
+		lu = fib_add_2x(s1, f1, l1, f0, l0, s0);
+		l1 = fib_mul(&o, out->num.limbs, f1, l1, s1, lu);
+	}
+	out->num.size = bn_normalized_size(out->num.limbs, l1);
+	out->has_num = 1;
+	out->n = n;
+	err = 0;
+out:
+	bn_mem_free(mem);
+	return err;
+}
+
+noinline int fib_bn_fdouble_sqr(u64 n, struct fib_value *out)
+{
+	return fib_fdouble_sq(n, out, 0);
+}
+
+noinline int fib_bn_fdouble_karatsuba(u64 n, struct fib_value *out)
+{
+	return fib_fdouble_sq(n, out, 1);
+}
+
+/* ---- registry ------------------------------------------------------------ */
+
+/* caps: one computation stays under about a second; see docs/bignum.md */
+const struct fib_algo fib_algos[] = {
+	{ "iter64", FIB_U64_MAX_N, fib_iter64,
+	  "u64 iteration, n <= 93", FIB_ALGO_U64 },
+	{ "fdouble64", FIB_U64_MAX_N, fib_fdouble64,
+	  "u64 fast doubling over all 64 bits of n", FIB_ALGO_U64 },
+	{ "fdouble64-clz", FIB_U64_MAX_N, fib_fdouble64_clz,
+	  "u64 fast doubling from the top set bit (clz)", FIB_ALGO_U64 },
+	{ "str-add", 100000ULL, fib_str_add,
+	  "decimal string addition, one digit per byte", 0 },
+	{ "bn-iter", 500000ULL, fib_bn_iter,
+	  "big-number addition loop", 0 },
+	{ "bn-fdouble", 2000000ULL, fib_bn_fdouble,
+	  "fast doubling, 3 schoolbook products per bit", 0 },
+	{ "bn-fdouble-sqr", 5000000ULL, fib_bn_fdouble_sqr,
+	  "fast doubling, 2 schoolbook squarings per bit (GMP fib2 identities)", 0 },
+	{ "bn-fdouble-karatsuba", 100000000ULL, fib_bn_fdouble_karatsuba,
+	  "fast doubling, 2 squarings per bit, Karatsuba/Toom-3", 0 },
+};
+
+const unsigned int fib_algo_count = sizeof(fib_algos) / sizeof(fib_algos[0]);
+
+const struct fib_algo *fib_algo_find(const char *name, size_t len)
+{
+	unsigned int i;
+
+	if (!name)
+		return NULL;
+	len = strnlen(name, len);
+	if (len && name[len - 1] == '\n')
+		len--;
+	for (i = 0; i < fib_algo_count; i++) {
+		const char *an = fib_algos[i].name;
+
+		if (strlen(an) == len && !memcmp(an, name, len))
+			return &fib_algos[i];
+	}
+	return NULL;
+}
+
+const struct fib_algo *fib_algo_default(void)
+{
+	return &fib_algos[fib_algo_count - 1];
+}
+
+void fib_value_release(struct fib_value *v)
+{
+	if (!v)
+		return;
+	bn_release(&v->num);
+	bn_mem_free(v->dec);
+	v->dec = NULL;
+	v->dec_len = 0;
+	v->has_num = 0;
+	v->has_dec = 0;
+	v->n = 0;
+}
+
+noinline int fib_compute(const struct fib_algo *a, u64 n, struct fib_value *out)
+{
+	int err;
+
+	if (!a || !out)
+		return -EINVAL;
+	fib_value_release(out);
+	if (n > a->max_n)
+		return (a->flags & FIB_ALGO_U64) ? -EOVERFLOW : -E2BIG;
+	err = a->compute(n, out);
+	if (err)
+		fib_value_release(out);
+	return err;
+}
+
+long fib_format_size(struct fib_value *v, enum fib_format f)
+{
+	long len;
+	int err;
+
+	if (!v || (!v->has_num && !v->has_dec))
+		return -EINVAL;
+	switch (f) {
+	case FIB_FORMAT_DEC:
+		if (!v->has_dec) {
+			size_t cap = bn_dec_bound(v->num.size);
+			char *buf = bn_mem_alloc(cap);
+
+			if (!buf)
+				return -ENOMEM;
+			len = bn_to_dec(v->num.limbs, v->num.size, buf, cap);
+			if (len < 0) {
+				bn_mem_free(buf);
+				return len;
+			}
+			v->dec = buf;
+			v->dec_len = (size_t)len;
+			v->has_dec = 1;
+		}
+		return (long)v->dec_len;
+	case FIB_FORMAT_BIN:
+		if (!v->has_num) {
+			err = bn_from_dec(&v->num, v->dec, v->dec_len);
+			if (err) {
+				bn_release(&v->num);
+				return err;
+			}
+			v->has_num = 1;
+		}
+		return (long)bn_bin_size(&v->num);
+	}
+	return -EINVAL;
+}
+
+noinline long fib_format(struct fib_value *v, enum fib_format f, char *buf, size_t cap)
+{
+	long size = fib_format_size(v, f);
+
+	if (size < 0)
+		return size;
+	if ((size_t)size > cap)
+		return -ENOSPC;
+	if (f == FIB_FORMAT_DEC) {
+		memcpy(buf, v->dec, (size_t)size);
+		return size;
+	}
+	return bn_to_bin(&v->num, buf, cap);
+}
