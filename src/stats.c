@@ -428,7 +428,7 @@ static int pooled_ranks(const double *a, size_t na, const double *b, size_t nb, 
 	return 0;
 }
 
-typedef unsigned __int128 u128;
+__extension__ typedef unsigned __int128 u128;
 
 /* log2 of C(n, k). */
 static double log2_binom(size_t n, size_t k)
@@ -572,7 +572,7 @@ void stats_holm(const double *p, size_t m, double alpha, bool *significant, doub
 {
 	struct pidx *s;
 	double run = 0.0;
-	bool rejecting = true;
+	bool rejecting = alpha >= 0.0; /* a NaN alpha rejects nothing */
 
 	if (m == 0)
 		return;

@@ -166,6 +166,7 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, d
  * rejected (significant) where j is the first with p(j) > alpha / (m - j + 1).
  * Outputs are in the input order; either may be NULL. A NaN p-value counts in
  * m, is never significant and gets a NaN adjusted value; it is sorted last.
+ * A NaN or negative alpha marks nothing significant.
  */
 void stats_holm(const double *p, size_t m, double alpha, bool *significant, double *adjusted);
 

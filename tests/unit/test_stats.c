@@ -429,6 +429,10 @@ static void test_holm(void)
 	stats_holm((const double[]){0.01, 0.02}, 2, 0.05, NULL, adj);
 	check("holm.null-outputs", close_to(adj[0], 0.02, REL) && close_to(adj[1], 0.02, REL),
 	      "adj %g %g", adj[0], adj[1]);
+	stats_holm((const double[]){0.0, 0.001}, 2, NAN, sig, adj);
+	check("holm.nan-alpha-rejects-nothing",
+	      !sig[0] && !sig[1] && adj[0] == 0 && adj[1] == 0.001, "sig %d %d adj %g", sig[0],
+	      sig[1], adj[1]);
 	stats_holm(NULL, 0, 0.05, NULL, NULL); /* m == 0: nothing to do, no crash */
 	check("holm.m0", 1, "");
 }
