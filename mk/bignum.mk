@@ -1,0 +1,40 @@
+# mk/bignum.mk - the fibdrv big-number library and its user-space programs,
+# included by the top-level Makefile (usable alone: make -f mk/bignum.mk T).
+#
+#   BN_SRCS                  library sources, compiled into fibdrv.ko as well
+#   build/fibcalc            F(N) in user space with the same code
+#   build/tests/unit_bn      unit tests against GMP (-O2)
+#   build/tests/unit_bn_asan the same with ASan+UBSan (reduced n ranges)
+#   build/bench/bn_bench     benchmark against GMP -> bench/results/bn.json
+#   make unit-bn / bench-bn  build and run them
+CC ?= gcc
+BUILD ?= build
+USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Isrc
+BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
+
+BN_SRCS := fibdrv/bn.c fibdrv/bn_dec.c fibdrv/fib_algo.c
+BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/fib_algo.h
+
+$(BUILD)/fibcalc: src/fibcalc.c $(BN_SRCS) $(BN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) src/fibcalc.c $(BN_SRCS) -o $@
+
+$(BUILD)/tests/unit_bn: tests/unit/test_bn.c $(BN_SRCS) $(BN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) tests/unit/test_bn.c $(BN_SRCS) -o $@ -lgmp
+
+$(BUILD)/tests/unit_bn_asan: tests/unit/test_bn.c $(BN_SRCS) $(BN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(BN_SAN_FLAGS) -DBN_TEST_REDUCED tests/unit/test_bn.c $(BN_SRCS) -o $@ -lgmp
+
+$(BUILD)/bench/bn_bench: bench/bn_bench.c $(BN_SRCS) $(BN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) bench/bn_bench.c $(BN_SRCS) -o $@ -lgmp
+
+.PHONY: unit-bn bench-bn
+unit-bn: $(BUILD)/tests/unit_bn $(BUILD)/tests/unit_bn_asan
+	@st=0; $(BUILD)/tests/unit_bn || st=1; $(BUILD)/tests/unit_bn_asan || st=1; exit $$st
+
+bench-bn: $(BUILD)/bench/bn_bench
+	@mkdir -p bench/results
+	@$(BUILD)/bench/bn_bench --json bench/results/bn.json
