@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bn_bench - user-space timing of the fibdrv big-number algorithms and
+ * decimal conversions against GMP (mpz_fib_ui, mpz_get_str), n = 10^2..10^7.
+ *
+ *   build/bench/bn_bench [--json FILE] [--max-n N] [--tune]
+ *
+ * Every figure is the best of several repetitions (at least 3, more while
+ * the total stays under ~0.3 s).  Prints a markdown table and writes a JSON
+ * list of {n, algo, op, ns, gmp_ns, ratio}.  --tune prints the crossover
+ * measurements behind the thresholds in bn.h.
+ */
+#include <gmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fib_algo.h"
+
+#define MIN_REPS 3
+#define MAX_REPS 200
+#define BUDGET_NS 300000000.0
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+typedef int (*bench_fn)(void *ctx);
+
+/* best of several runs; a negative return aborts */
+static double best_ns(bench_fn fn, void *ctx)
+{
+	double best = 1e300, total = 0;
+	int r;
+
+	for (r = 0; r < MAX_REPS; r++) {
+		double t0 = now_ns(), dt;
+
+		if (fn(ctx) < 0)
+			return -1;
+		dt = now_ns() - t0;
+		if (dt < best)
+			best = dt;
+		total += dt;
+		if (r + 1 >= MIN_REPS && total > BUDGET_NS)
+			break;
+	}
+	return best;
+}
+
+struct fib_ctx {
+	const struct fib_algo *algo;
+	unsigned long n;
+};
+
+static int run_fib(void *p)
+{
+	struct fib_ctx *c = p;
+	struct fib_value v = FIB_VALUE_INIT;
+	int err = fib_compute(c->algo, c->n, &v);
+
+	fib_value_release(&v);
+	return err;
+}
+
+static int run_gmp_fib(void *p)
+{
+	struct fib_ctx *c = p;
+	mpz_t z;
+
+	mpz_init(z);
+	mpz_fib_ui(z, c->n);
+	mpz_clear(z);
+	return 0;
+}
+
+struct dec_ctx {
+	const struct bn *x;
+	mpz_t z;
+	char *buf;
+	size_t cap;
+	int dc;
+};
+
+static int run_dec(void *p)
+{
+	struct dec_ctx *c = p;
+	long r = c->dc ? bn_to_dec_dc(c->x->limbs, c->x->size, c->buf, c->cap)
+		       : bn_to_dec_simple(c->x->limbs, c->x->size, c->buf, c->cap);
+
+	return r < 0 ? -1 : 0;
+}
+
+static int run_gmp_dec(void *p)
+{
+	struct dec_ctx *c = p;
+
+	mpz_get_str(c->buf, 10, c->z);
+	return 0;
+}
+
+struct row {
+	unsigned long n;
+	const char *algo;
+	const char *op;
+	double ns, gmp_ns;
+};
+
+static struct row rows[256];
+static int nrows;
+
+static void add_row(unsigned long n, const char *algo, const char *op, double ns, double gns)
+{
+	if (nrows < (int)(sizeof(rows) / sizeof(rows[0])))
+		rows[nrows++] = (struct row){ n, algo, op, ns, gns };
+	printf("| %8lu | %-22s | %-6s | %14.0f | %14.0f | %7.2f |\n", n, algo, op, ns, gns,
+	       ns / gns);
+	fflush(stdout);
+}
+
+/* ---- --tune: threshold crossovers ------------------------------------- */
+
+struct mul_ctx {
+	u64 *r, *a, *b, *s;
+	size_t n;
+	int which;
+};
+
+static int run_mul(void *p)
+{
+	struct mul_ctx *c = p;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		switch (c->which) {
+		case 0: bn_mul_basecase(c->r, c->a, c->n, c->b, c->n); break;
+		case 1: bn_mul_karatsuba(c->r, c->a, c->b, c->n, c->s); break;
+		case 2: bn_mul_toom3(c->r, c->a, c->b, c->n, c->s); break;
+		case 3: bn_sqr_basecase(c->r, c->a, c->n); break;
+		case 4: bn_sqr_karatsuba(c->r, c->a, c->n, c->s); break;
+		case 5: bn_sqr_toom3(c->r, c->a, c->n, c->s); break;
+		}
+	}
+	return 0;
+}
+
+static void tune(void)
+{
+	static const char *names[] = { "mul_basecase", "mul_karatsuba", "mul_toom3",
+				       "sqr_basecase", "sqr_karatsuba", "sqr_toom3" };
+	size_t n, i, max = 400;
+	struct mul_ctx c;
+
+	c.a = malloc(max * 8);
+	c.b = malloc(max * 8);
+	c.r = malloc(2 * max * 8);
+	c.s = malloc(bn_mul_itch(max, max) * 8);
+	for (i = 0; i < max; i++) {
+		c.a[i] = 0x9e3779b97f4a7c15ULL * (i + 1);
+		c.b[i] = 0xc2b2ae3d27d4eb4fULL * (i + 7);
+	}
+	printf("| n | basecase | karatsuba | toom3 | (ns per mul, then per sqr)\n");
+	for (n = 8; n <= max; n += n < 64 ? 4 : (n < 160 ? 8 : 40)) {
+		double t[6];
+		int w;
+
+		c.n = n;
+		for (w = 0; w < 6; w++) {
+			c.which = w;
+			t[w] = best_ns(run_mul, &c) / 100;
+		}
+		printf("| %3zu | mul %9.0f %9.0f %9.0f | sqr %9.0f %9.0f %9.0f |\n", n, t[0], t[1],
+		       t[2], t[3], t[4], t[5]);
+	}
+	(void)names;
+	free(c.a);
+	free(c.b);
+	free(c.r);
+	free(c.s);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *big[] = { "str-add", "bn-iter", "bn-fdouble", "bn-fdouble-sqr",
+				     "bn-fdouble-karatsuba" };
+	const char *json = "bench/results/bn.json";
+	unsigned long max_n = 10000000UL, n;
+	size_t cur, peak;
+	FILE *f;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--tune")) {
+			tune();
+			return 0;
+		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+			json = argv[++i];
+		} else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
+			max_n = strtoul(argv[++i], NULL, 10);
+		} else {
+			fprintf(stderr, "usage: %s [--json FILE] [--max-n N] [--tune]\n", argv[0]);
+			return 2;
+		}
+	}
+
+	printf("| n        | algo                   | op     |        ns      |     gmp ns     |  ratio  |\n");
+	printf("|----------|------------------------|--------|----------------|----------------|---------|\n");
+	for (n = 100; n <= max_n; n *= 10) {
+		struct fib_ctx fc = { NULL, n };
+		struct fib_value v = FIB_VALUE_INIT;
+		struct dec_ctx dc;
+		double gns;
+		size_t a;
+
+		gns = best_ns(run_gmp_fib, &fc);
+		for (a = 0; a < sizeof(big) / sizeof(big[0]); a++) {
+			fc.algo = fib_algo_find(big[a], strlen(big[a]));
+			if (!fc.algo || n > fc.algo->max_n)
+				continue;
+			add_row(n, big[a], "fib", best_ns(run_fib, &fc), gns);
+		}
+		/* conversions of F(n) */
+		if (fib_compute(fib_algo_default(), n, &v)) {
+			fprintf(stderr, "compute failed\n");
+			return 1;
+		}
+		dc.x = &v.num;
+		mpz_init(dc.z);
+		mpz_import(dc.z, v.num.size, -1, 8, 0, 0, v.num.limbs);
+		dc.cap = bn_dec_bound(v.num.size) + 2;
+		dc.buf = malloc(dc.cap);
+		gns = best_ns(run_gmp_dec, &dc);
+		dc.dc = 1;
+		add_row(n, "bn_to_dec_dc", "to_dec", best_ns(run_dec, &dc), gns);
+		if (n <= 1000000) {
+			dc.dc = 0;
+			add_row(n, "bn_to_dec_simple", "to_dec", best_ns(run_dec, &dc), gns);
+		}
+		free(dc.buf);
+		mpz_clear(dc.z);
+		fib_value_release(&v);
+	}
+
+	/* peak memory of one F(10^6) computation + decimal formatting */
+	{
+		struct fib_value v = FIB_VALUE_INIT;
+		long len;
+
+		bn_mem_reset_peak();
+		bn_mem_stats(&cur, &peak);
+		if (fib_compute(fib_algo_default(), 1000000, &v))
+			return 1;
+		len = fib_format_size(&v, FIB_FORMAT_DEC);
+		bn_mem_stats(&cur, &peak);
+		printf("\npeak memory of F(10^6) with %s + decimal formatting (%ld digits): "
+		       "%zu bytes (%.1f KiB) allocated at peak, %zu held by the result\n",
+		       fib_algo_default()->name, len, peak, peak / 1024.0, cur);
+		fib_value_release(&v);
+	}
+
+	f = fopen(json, "w");
+	if (!f) {
+		perror(json);
+		return 1;
+	}
+	fprintf(f, "[\n");
+	for (i = 0; i < nrows; i++)
+		fprintf(f, "  {\"n\": %lu, \"algo\": \"%s\", \"op\": \"%s\", \"ns\": %.0f, "
+			"\"gmp_ns\": %.0f, \"ratio\": %.3f}%s\n",
+			rows[i].n, rows[i].algo, rows[i].op, rows[i].ns, rows[i].gmp_ns,
+			rows[i].ns / rows[i].gmp_ns, i + 1 < nrows ? "," : "");
+	fprintf(f, "]\n");
+	fclose(f);
+	printf("wrote %s\n", json);
+	return 0;
+}
