@@ -249,7 +249,7 @@ int bn_cmp(const u64 *a, size_t an, const u64 *b, size_t bn)
 
 /* ---- single-limb multiplication and division ------------------------ */
 
-noinline u64 bn_mul_1(u64 *r, const u64 *a, size_t n, u64 b)
+static u64 bn_mul_1_c(u64 *r, const u64 *a, size_t n, u64 b)
 {
 	u64 cy = 0;
 	size_t i;
@@ -263,7 +263,7 @@ noinline u64 bn_mul_1(u64 *r, const u64 *a, size_t n, u64 b)
 	return cy;
 }
 
-noinline u64 bn_addmul_1(u64 *r, const u64 *a, size_t n, u64 b)
+static u64 bn_addmul_1_c(u64 *r, const u64 *a, size_t n, u64 b)
 {
 	u64 cy = 0;
 	size_t i;
@@ -275,6 +275,123 @@ noinline u64 bn_addmul_1(u64 *r, const u64 *a, size_t n, u64 b)
 		cy = (u64)(t >> 64);
 	}
 	return cy;
+}
+
+#if defined(__x86_64__)
+/*
+ * mulx + adcx/adox: two independent carry chains (CF for the product
+ * high limbs, OF for the addition of r), about 2x faster than the C loop.
+ * The loop counter runs from -n up to 0 with lea/jrcxz, which keep the
+ * flags.  Used only when the CPU has BMI2 and ADX.
+ */
+static int bn_mulx_state;	/* 0 unknown, 1 yes, -1 no */
+
+static inline int bn_use_mulx(void)
+{
+	if (unlikely(!bn_mulx_state))
+		bn_mulx_state = bn_cpu_has_mulx_adx() ? 1 : -1;
+	return bn_mulx_state > 0;
+}
+
+/* r[0 .. 4 blocks) += a * b, the first carry in is cy */
+static u64 bn_addmul_1_mulx4(u64 *r, const u64 *a, size_t blocks, u64 b, u64 cy)
+{
+	const u64 *ae = a + 4 * blocks;
+	u64 *re = r + 4 * blocks;
+	long i = -4 * (long)blocks;
+	u64 lo, hi, zero;
+
+	__asm__ volatile(
+		"xorl %k[zero], %k[zero]\n\t"	/* CF = OF = 0 */
+		"1:\n\t"
+		"mulx (%[ae],%[i],8), %[lo], %[hi]\n\t"
+		"adcx %[cy], %[lo]\n\t"
+		"adox (%[re],%[i],8), %[lo]\n\t"
+		"movq %[lo], (%[re],%[i],8)\n\t"
+		"mulx 8(%[ae],%[i],8), %[lo], %[cy]\n\t"
+		"adcx %[hi], %[lo]\n\t"
+		"adox 8(%[re],%[i],8), %[lo]\n\t"
+		"movq %[lo], 8(%[re],%[i],8)\n\t"
+		"mulx 16(%[ae],%[i],8), %[lo], %[hi]\n\t"
+		"adcx %[cy], %[lo]\n\t"
+		"adox 16(%[re],%[i],8), %[lo]\n\t"
+		"movq %[lo], 16(%[re],%[i],8)\n\t"
+		"mulx 24(%[ae],%[i],8), %[lo], %[cy]\n\t"
+		"adcx %[hi], %[lo]\n\t"
+		"adox 24(%[re],%[i],8), %[lo]\n\t"
+		"movq %[lo], 24(%[re],%[i],8)\n\t"
+		"leaq 4(%[i]), %[i]\n\t"
+		"jrcxz 2f\n\t"
+		"jmp 1b\n\t"
+		"2:\n\t"
+		"adcx %[zero], %[cy]\n\t"
+		"adox %[zero], %[cy]\n\t"
+		: [i] "+c"(i), [lo] "=&r"(lo), [hi] "=&r"(hi), [cy] "+r"(cy),
+		  [zero] "=&r"(zero)
+		: [ae] "r"(ae), [re] "r"(re), "d"(b)
+		: "cc", "memory");
+	return cy;
+}
+
+static u64 bn_mul_1_mulx4(u64 *r, const u64 *a, size_t blocks, u64 b, u64 cy)
+{
+	const u64 *ae = a + 4 * blocks;
+	u64 *re = r + 4 * blocks;
+	long i = -4 * (long)blocks;
+	u64 lo, hi, zero;
+
+	__asm__ volatile(
+		"xorl %k[zero], %k[zero]\n\t"	/* CF = 0 */
+		"1:\n\t"
+		"mulx (%[ae],%[i],8), %[lo], %[hi]\n\t"
+		"adcx %[cy], %[lo]\n\t"
+		"movq %[lo], (%[re],%[i],8)\n\t"
+		"mulx 8(%[ae],%[i],8), %[lo], %[cy]\n\t"
+		"adcx %[hi], %[lo]\n\t"
+		"movq %[lo], 8(%[re],%[i],8)\n\t"
+		"mulx 16(%[ae],%[i],8), %[lo], %[hi]\n\t"
+		"adcx %[cy], %[lo]\n\t"
+		"movq %[lo], 16(%[re],%[i],8)\n\t"
+		"mulx 24(%[ae],%[i],8), %[lo], %[cy]\n\t"
+		"adcx %[hi], %[lo]\n\t"
+		"movq %[lo], 24(%[re],%[i],8)\n\t"
+		"leaq 4(%[i]), %[i]\n\t"
+		"jrcxz 2f\n\t"
+		"jmp 1b\n\t"
+		"2:\n\t"
+		"adcx %[zero], %[cy]\n\t"
+		: [i] "+c"(i), [lo] "=&r"(lo), [hi] "=&r"(hi), [cy] "+r"(cy),
+		  [zero] "=&r"(zero)
+		: [ae] "r"(ae), [re] "r"(re), "d"(b)
+		: "cc", "memory");
+	return cy;
+}
+#endif
+
+noinline u64 bn_mul_1(u64 *r, const u64 *a, size_t n, u64 b)
+{
+#if defined(__x86_64__)
+	if (n >= 8 && bn_use_mulx()) {
+		size_t head = n & 3;
+		u64 cy = bn_mul_1_c(r, a, head, b);
+
+		return bn_mul_1_mulx4(r + head, a + head, n / 4, b, cy);
+	}
+#endif
+	return bn_mul_1_c(r, a, n, b);
+}
+
+noinline u64 bn_addmul_1(u64 *r, const u64 *a, size_t n, u64 b)
+{
+#if defined(__x86_64__)
+	if (n >= 8 && bn_use_mulx()) {
+		size_t head = n & 3;
+		u64 cy = bn_addmul_1_c(r, a, head, b);
+
+		return bn_addmul_1_mulx4(r + head, a + head, n / 4, b, cy);
+	}
+#endif
+	return bn_addmul_1_c(r, a, n, b);
 }
 
 noinline u64 bn_submul_1(u64 *r, const u64 *a, size_t n, u64 b)

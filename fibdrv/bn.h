@@ -25,10 +25,10 @@
  * build/bench/bn_bench --tune on the project machine (AMD EPYC, gcc 12 -O2).
  * See docs/bignum.md for the measurement.
  */
-#define BN_MUL_KARATSUBA_THRESHOLD 24
-#define BN_SQR_KARATSUBA_THRESHOLD 40
-#define BN_MUL_TOOM3_THRESHOLD 120
-#define BN_SQR_TOOM3_THRESHOLD 140
+#define BN_MUL_KARATSUBA_THRESHOLD 28
+#define BN_SQR_KARATSUBA_THRESHOLD 52
+#define BN_MUL_TOOM3_THRESHOLD 144
+#define BN_SQR_TOOM3_THRESHOLD 180
 /* Below this many limbs the D&C decimal conversion uses the simple one. */
 #define BN_DEC_DC_THRESHOLD 40
 

@@ -16,6 +16,13 @@
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <asm/cpufeature.h>
+
+/* mulx (BMI2) and adcx/adox (ADX) for the multiplication inner loops */
+static inline int bn_cpu_has_mulx_adx(void)
+{
+	return boot_cpu_has(X86_FEATURE_BMI2) && boot_cpu_has(X86_FEATURE_ADX);
+}
 
 static inline void *bn_sys_alloc(size_t bytes)
 {
@@ -70,6 +77,23 @@ static inline int bn_should_stop(void)
 {
 	return 0;
 }
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+static inline int bn_cpu_has_mulx_adx(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b & (1u << 8)) && (b & (1u << 19));	/* BMI2, ADX */
+}
+#else
+static inline int bn_cpu_has_mulx_adx(void)
+{
+	return 0;
+}
+#endif
 
 #endif /* __KERNEL__ */
 

@@ -15,7 +15,7 @@
  * the exact inverse of the top h = ceil(n/2) limbs, then an exact fix-up
  * against d * v, so every level returns the exact floor.
  */
-noinline int bn_invert(u64 *v, const u64 *d, size_t n)
+static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact)
 {
 	size_t h, m, en, cn, pn, itch, i;
 	u64 *mem, *vh, *pd, *prod, *P, *scr;
@@ -46,7 +46,7 @@ noinline int bn_invert(u64 *v, const u64 *d, size_t n)
 	P = prod + h + m + 2;
 	scr = P + 2 * n + 2;
 
-	err = bn_invert(vh, d + n - h, h);
+	err = bn_invert_rec(vh, d + n - h, h, exact);
 	if (err)
 		goto out;
 	/* pd = d * vh; E = B^(n+h) - pd, |E| < 4 B^n */
@@ -81,7 +81,15 @@ noinline int bn_invert(u64 *v, const u64 *d, size_t n)
 		else
 			bn_add(v, v, n + 1, prod + 2 * h, cn);
 	}
-	/* exact fix-up: compare d * v with B^(2n) */
+	/*
+	 * Exact fix-up: compare d * v with B^(2n).  Barrett division only
+	 * needs v within a few units (it corrects its quotient both ways), so
+	 * the divisors skip this full product (exact == 0).
+	 */
+	if (!exact) {
+		err = 0;
+		goto out;
+	}
 	bn_mul(P, v, n + 1, d, n, scr);
 	pn = 2 * n;
 	if (P[pn] == 0) {
@@ -106,6 +114,17 @@ noinline int bn_invert(u64 *v, const u64 *d, size_t n)
 out:
 	bn_mem_free(mem);
 	return err;
+}
+
+noinline int bn_invert(u64 *v, const u64 *d, size_t n)
+{
+	return bn_invert_rec(v, d, n, 1);
+}
+
+/* v within a few units of floor(B^(2n) / d) */
+static int bn_invert_approx(u64 *v, const u64 *d, size_t n)
+{
+	return bn_invert_rec(v, d, n, 0);
 }
 
 /* ---- Barrett division ---------------------------------------------------- */
@@ -151,7 +170,7 @@ static int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_
 	dv->v = dv->dh + T;
 	for (i = 0; i < T; i++)
 		dv->dh[i] = bn_shifted_limb(d, dn, off + i, dv->s);
-	err = bn_invert(dv->v, dv->dh, T);
+	err = bn_invert_approx(dv->v, dv->dh, T);
 	if (err)
 		bn_divisor_release(dv);
 	return err;
