@@ -86,7 +86,7 @@ $(BUILD)/tests/fibstress: tests/guest/fibstress.c fibdrv/fibdrv_uapi.h
 	$(CC) $(USER_CFLAGS) $< -o $@ -lgmp -lpthread
 
 # Host unit tests; each prints PASS/FAIL lines that tests/run.sh counts.
-unit: $(BUILD)/tests/test_range $(if $(BN_SRCS),unit-bn)
+unit: $(BUILD)/tests/test_range $(if $(BN_SRCS),unit-bn) $(if $(STATS_SRCS),unit-stats)
 	@$(BUILD)/tests/test_range
 
 vmtest: check-kver all

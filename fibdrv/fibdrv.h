@@ -13,7 +13,7 @@
 #include "fib_algo.h"
 
 int fibdrv_compute(const struct fib_algo *algo, u64 n, struct fib_value *value);
-long fibdrv_format(const struct fib_value *value, enum fib_format format,
+long fibdrv_format(struct fib_value *value, enum fib_format format,
 		   size_t size, char **out);
 ssize_t fibdrv_copy(char __user *ubuf, const char *kbuf, size_t len);
 ssize_t fib_read(struct file *file, char __user *buf, size_t size,

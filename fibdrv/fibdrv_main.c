@@ -62,7 +62,7 @@ noinline int fibdrv_compute(const struct fib_algo *algo, u64 n,
 }
 
 /* Formats @value into a new kvmalloc'd buffer returned in @out. */
-noinline long fibdrv_format(const struct fib_value *value,
+noinline long fibdrv_format(struct fib_value *value,
 			    enum fib_format format, size_t size, char **out)
 {
 	long len = fib_format_size(value, format);
@@ -101,7 +101,7 @@ noinline ssize_t fib_read(struct file *file, char __user *buf, size_t size,
 	struct fibdrv_file *ff = file->private_data;
 	const struct fib_algo *algo = &fib_algos[READ_ONCE(ff->algo_id)];
 	enum fib_format format = READ_ONCE(ff->format);
-	struct fib_value value;
+	struct fib_value value = FIB_VALUE_INIT;
 	char *out = NULL;
 	ssize_t ret;
 	long len;
@@ -191,7 +191,7 @@ static long fib_ioctl_result_size(struct file *file, u64 __user *arg)
 {
 	struct fibdrv_file *ff = file->private_data;
 	const struct fib_algo *algo = &fib_algos[READ_ONCE(ff->algo_id)];
-	struct fib_value value;
+	struct fib_value value = FIB_VALUE_INIT;
 	long len;
 
 	if (file->f_pos > max_n)

@@ -12,9 +12,14 @@ set -uo pipefail
 kver=${1:?usage: vmtest.sh KVER [-- CMD ARGS...]}
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$top/build/vm"
 if [ "${1:-}" = "--" ]; then
 	shift
-	cmd=$(printf '%q ' "$@")
+	# Hand the command over in a script file: vng re-quotes a command line.
+	script=$(mktemp "$top/build/vm/cmd.XXXXXX")
+	trap 'rm -f "$script"' EXIT
+	printf '%q ' "$@" >"$script"
+	cmd="bash ${script#$top/}"
 else
 	cmd="tests/guest/run.sh"
 fi
@@ -26,7 +31,6 @@ command -v vng >/dev/null || { echo "vmtest: vng not found (make deps)" >&2; exi
 
 accel=(--disable-kvm)
 [ "${VM_ACCEL:-tcg}" = kvm ] && accel=()
-mkdir -p "$top/build/vm"
 # The guest shares the host's root file system read-only; build/vm is the
 # one directory it may write back (test artefacts, plots).
 timeout --kill-after=15 "${VM_TIMEOUT:-1200}" \

@@ -3,13 +3,15 @@
  * fibstress: hammer /dev/fibonacci from many threads and verify every value
  * against GMP. Used by the guest reliability tests.
  *
- *   fibstress threads SECONDS MAX_N ALGO...   random algorithm and n per open,
- *                                             pread() into exact-size buffers
+ *   fibstress threads SECONDS MAX_N ALGO[:LIMIT]...
+ *                                             random algorithm and n <= min(MAX_N,
+ *                                             LIMIT) per open, pread() verified
  *   fibstress churn SECONDS                   open/read/close racing threads
  *   fibstress reads COUNT ALGO N              COUNT reads of F(N), verified once
  *   fibstress shared SECONDS MAX_N ALGO       forked processes sharing one fd
  *
- * Prints "ok <reads> reads, <mismatches> mismatches" and exits 1 on any
+ * Prints "fibstress: <reads> reads, <mismatches> mismatches, <errors> errors"
+ * and exits 1 on any
  * mismatch or unexpected error.
  */
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,9 +34,12 @@
 #define THREADS 16
 #define PROCESSES 4
 
-static atomic_ulong total_reads;
-static atomic_ulong mismatches;
-static atomic_ulong errors;
+/* In a shared mapping so that forked readers count into the same place. */
+static struct counters {
+	atomic_ulong reads;
+	atomic_ulong mismatches;
+	atomic_ulong errors;
+} *counts;
 static double deadline;
 static uint64_t max_n;
 static char **algos;
@@ -56,7 +62,16 @@ static uint64_t next_random(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-static int open_device(const char *algo)
+/* ALGO or ALGO:LIMIT; returns the limit (max_n when not given). */
+static uint64_t algo_limit(const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	uint64_t limit = colon ? strtoull(colon + 1, NULL, 10) : max_n;
+
+	return limit < max_n ? limit : max_n;
+}
+
+static int open_device(const char *spec)
 {
 	struct fibdrv_algo_sel sel = {};
 	int fd = open(FIBDRV_DEVICE_PATH, O_RDWR);
@@ -65,9 +80,9 @@ static int open_device(const char *algo)
 		perror("fibstress: open");
 		return -1;
 	}
-	snprintf(sel.name, sizeof(sel.name), "%s", algo);
+	snprintf(sel.name, sizeof(sel.name), "%.*s", (int)strcspn(spec, ":"), spec);
 	if (ioctl(fd, FIBDRV_IOC_SET_ALGO, &sel) || ioctl(fd, FIBDRV_IOC_SET_FORMAT, FIBDRV_FORMAT_BIN)) {
-		fprintf(stderr, "fibstress: select %s: %s\n", algo, strerror(errno));
+		fprintf(stderr, "fibstress: select %s: %s\n", sel.name, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -86,17 +101,17 @@ static int read_and_verify(int fd, uint64_t n, mpz_t got, mpz_t want)
 	if (!buf)
 		return -1;
 	len = pread(fd, buf, size, (off_t)n);
-	atomic_fetch_add(&total_reads, 1);
+	atomic_fetch_add(&counts->reads, 1);
 	if (len < 0 || len % 8) {
 		fprintf(stderr, "fibstress: F(%lu): %s\n", (unsigned long)n, len < 0 ? strerror(errno) : "odd length");
-		atomic_fetch_add(&errors, 1);
+		atomic_fetch_add(&counts->errors, 1);
 		ret = -1;
 	} else {
 		mpz_import(got, (size_t)len / 8, -1, 8, -1, 0, buf);
 		mpz_fib_ui(want, n);
 		if (mpz_cmp(got, want)) {
 			fprintf(stderr, "fibstress: MISMATCH F(%lu)\n", (unsigned long)n);
-			atomic_fetch_add(&mismatches, 1);
+			atomic_fetch_add(&counts->mismatches, 1);
 			ret = -1;
 		}
 	}
@@ -111,14 +126,16 @@ static void *random_reader(void *arg)
 
 	mpz_inits(got, want, NULL);
 	while (now() < deadline) {
-		int fd = open_device(algos[next_random(&state) % algo_count]);
+		const char *spec = algos[next_random(&state) % algo_count];
+		uint64_t limit = algo_limit(spec);
+		int fd = open_device(spec);
 
 		if (fd < 0) {
-			atomic_fetch_add(&errors, 1);
+			atomic_fetch_add(&counts->errors, 1);
 			break;
 		}
 		for (int i = 0; i < 8; i++)
-			read_and_verify(fd, next_random(&state) % (max_n + 1), got, want);
+			read_and_verify(fd, next_random(&state) % (limit + 1), got, want);
 		close(fd);
 	}
 	mpz_clears(got, want, NULL);
@@ -135,12 +152,12 @@ static void *churner(void *arg)
 		int fd = open(FIBDRV_DEVICE_PATH, O_RDONLY);
 
 		if (fd < 0) {
-			atomic_fetch_add(&errors, 1);
+			atomic_fetch_add(&counts->errors, 1);
 			break;
 		}
 		if (pread(fd, buf, sizeof(buf), 90) != 19)
-			atomic_fetch_add(&errors, 1);
-		atomic_fetch_add(&total_reads, 1);
+			atomic_fetch_add(&counts->errors, 1);
+		atomic_fetch_add(&counts->reads, 1);
 		close(fd);
 	}
 	return NULL;
@@ -200,6 +217,11 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return usage();
+	counts = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (counts == MAP_FAILED) {
+		perror("fibstress: mmap");
+		return 1;
+	}
 	if (!strcmp(argv[1], "reads") && argc == 5) {
 		unsigned long count = strtoul(argv[2], NULL, 10);
 		uint64_t n = strtoull(argv[4], NULL, 10);
@@ -217,7 +239,7 @@ int main(int argc, char **argv)
 		mpz_clears(got, want, NULL);
 		free(buf);
 		close(fd);
-		total_reads = count;
+		counts->reads = count;
 	} else {
 		deadline = now() + atof(argv[2]);
 		if (!strcmp(argv[1], "churn")) {
@@ -231,7 +253,7 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	printf("ok %lu reads, %lu mismatches, %lu errors\n", (unsigned long)total_reads,
-	       (unsigned long)mismatches, (unsigned long)errors);
-	return ret || mismatches || errors ? 1 : 0;
+	printf("fibstress: %lu reads, %lu mismatches, %lu errors\n", (unsigned long)counts->reads,
+	       (unsigned long)counts->mismatches, (unsigned long)counts->errors);
+	return ret || counts->mismatches || counts->errors ? 1 : 0;
 }

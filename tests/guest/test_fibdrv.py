@@ -184,7 +184,7 @@ def test_read_errors():
     os.lseek(fd, 100, os.SEEK_SET)  # F(100) has 21 digits
     need = result_size(fd)
     check("ioctl.result-size.dec", need == len(str(fib(100))), f"said {need}")
-    buf = ctypes.create_string_buffer(b"\xaa" * 64)
+    buf = ctypes.create_string_buffer(b"\xaa" * 64, 64)
     sizes = {"size0": 0, "size1": 1, "one-short": need - 1}
     for case, size in sizes.items():
         ret, err = raw_errno(fd, ctypes.addressof(buf), size)

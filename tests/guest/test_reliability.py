@@ -22,7 +22,7 @@ def run(args, timeout=300):
 
 
 def test_threads(algos):
-    names = [name for name, _ in algos]
+    names = [f"{name}:{limit}" for name, limit in algos]
     out = run([STRESS, "threads", "10", "3000", *names])
     check("stress.16-threads-random-algo", out.returncode == 0,
           (out.stdout + out.stderr).strip()[-300:])
