@@ -179,6 +179,7 @@ static void fuzz_divrem(const struct operands *o, mpz_t za, mpz_t zb)
 {
 	size_t dn = bn_normalized_size(o->b, o->bn);
 	u64 *q, *r;
+	int ret;
 	mpz_t wq, wr;
 
 	if (dn == 0 || o->an < dn)
@@ -186,12 +187,19 @@ static void fuzz_divrem(const struct operands *o, mpz_t za, mpz_t zb)
 	q = calloc(o->an - dn + 1, sizeof(u64));
 	r = calloc(dn, sizeof(u64));
 	CHECK(q && r);
-	CHECK(bn_divrem(q, r, o->a, o->an, o->b, dn) == 0);
+	ret = bn_divrem(q, r, o->a, o->an, o->b, dn);
+	/* Its domain (bn_dec.c): x < B^(2 dn) with a quotient of at most dn limbs. */
+	if (o->an > 2 * dn || (dn > 1 && o->an == 2 * dn && bn_cmp_n(o->a + dn, o->b, dn) >= 0)) {
+		CHECK(ret == -EINVAL);
+		goto out;
+	}
+	CHECK(ret == 0);
 	mpz_inits(wq, wr, NULL);
 	mpz_tdiv_qr(wq, wr, za, zb);
 	check_limbs(q, o->an - dn + 1, wq);
 	check_limbs(r, dn, wr);
 	mpz_clears(wq, wr, NULL);
+out:
 	free(q);
 	free(r);
 }
@@ -219,7 +227,7 @@ static void fuzz_bin(const struct operands *o, mpz_t za)
 static void fuzz_fib(const uint8_t *data, size_t size)
 {
 	const struct fib_algo *algo;
-	struct fib_value value;
+	struct fib_value value = FIB_VALUE_INIT;
 	char *buf;
 	long len;
 	u64 n;
