@@ -30,7 +30,9 @@
 #define BN_MUL_TOOM3_THRESHOLD 144
 #define BN_SQR_TOOM3_THRESHOLD 180
 /* Below this many limbs the D&C decimal conversion uses the simple one. */
-#define BN_DEC_DC_THRESHOLD 40
+#ifndef BN_DEC_DC_THRESHOLD
+#define BN_DEC_DC_THRESHOLD 24
+#endif
 
 /* ---- layer 1: limb primitives -------------------------------------- */
 

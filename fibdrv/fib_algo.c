@@ -473,11 +473,11 @@ const struct fib_algo fib_algos[] = {
 	  "decimal string addition, one digit per byte", 0 },
 	{ "bn-iter", 500000ULL, fib_bn_iter,
 	  "big-number addition loop", 0 },
-	{ "bn-fdouble", 2000000ULL, fib_bn_fdouble,
+	{ "bn-fdouble", 3000000ULL, fib_bn_fdouble,
 	  "fast doubling, 3 schoolbook products per bit", 0 },
 	{ "bn-fdouble-sqr", 5000000ULL, fib_bn_fdouble_sqr,
 	  "fast doubling, 2 schoolbook squarings per bit (GMP fib2 identities)", 0 },
-	{ "bn-fdouble-karatsuba", 100000000ULL, fib_bn_fdouble_karatsuba,
+	{ "bn-fdouble-karatsuba", 30000000ULL, fib_bn_fdouble_karatsuba,
 	  "fast doubling, 2 squarings per bit, Karatsuba/Toom-3", 0 },
 };
 
