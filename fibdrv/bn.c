@@ -996,6 +996,8 @@ noinline int bn_sub_val(struct bn *r, const struct bn *a, const struct bn *b)
 
 	if (bn_cmp_val(a, b) < 0)
 		return -EINVAL;
+	if (!a->size) /* 0 - 0: r may own no limbs to point into */
+		return bn_set_u64(r, 0);
 	err = bn_reserve(r, a->size);
 	if (err)
 		return err;
