@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fibtrace BPF side: time every call of the traced fibdrv functions.
+ *
+ * One entry and one exit program per traced function ("slot"; see
+ * src/fibtrace.h). Each comes in two flavours, fentry/fexit and
+ * kprobe/kretprobe; user space loads one flavour per slot and leaves the
+ * other programs unloaded. The fentry/fexit programs are in the custom
+ * sections "ftfentry"/"ftfexit": fibtrace registers a libbpf handler for them
+ * that sets each program's target BTF id itself (see src/fibtrace.c).
+ * Per-task state (task-local storage) holds the
+ * current read's n and algorithm and a small call stack, so nested and
+ * recursive calls pair up and each call gets its total and self time.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "fibtrace.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile __u32 filter_tgid; /* 0: every process */
+const volatile __u32 hist_bits; /* log2 sub-bucket bits, 0..3 */
+const volatile __u64 lin_min; /* linear histogram when lin_step != 0 */
+const volatile __u64 lin_step;
+const volatile __u64 lin_buckets; /* buckets between min and max */
+
+/* fibdrv's per-open state, relocated against the module's BTF. */
+struct fibdrv_file {
+	__u32 algo_id;
+	__u32 format;
+} __attribute__((preserve_access_index));
+
+struct ft_frame {
+	__u64 start;
+	__u64 child_ns;
+	__u32 slot;
+	__u32 pad;
+};
+
+struct ft_task {
+	__u64 n;
+	__u32 algo;
+	__u32 depth; /* may exceed FT_STACK_DEPTH: the excess is not recorded */
+	__u32 in_read;
+	__u32 copy_calls;
+	__u64 stage_ns[FT_STAGES];
+	__u64 copy_bytes;
+	__u64 copy_ns;
+	struct ft_frame stack[FT_STACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ft_task);
+} tasks SEC(".maps");
+
+/* Indexed by slot; user space sizes it to the slots in use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FT_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ft_func_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FT_LOST_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* Per-read records; user space sizes it from the sweep. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} reads SEC(".maps");
+
+static __always_inline void count_lost(__u32 what)
+{
+	__u64 *v = bpf_map_lookup_elem(&lost, &what);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0, s;
+
+	s = (v > 0xFFFFFFFFULL) << 5;
+	v >>= s;
+	r |= s;
+	s = (v > 0xFFFF) << 4;
+	v >>= s;
+	r |= s;
+	s = (v > 0xFF) << 3;
+	v >>= s;
+	r |= s;
+	s = (v > 0xF) << 2;
+	v >>= s;
+	r |= s;
+	s = (v > 0x3) << 1;
+	v >>= s;
+	r |= s;
+	return r | (__u32)(v >> 1);
+}
+
+static __always_inline __u32 hist_index(__u64 v)
+{
+	__u32 b = hist_bits & FT_HIST_MAX_BITS, l;
+	__u64 idx;
+
+	if (lin_step) {
+		if (v < lin_min)
+			return 0;
+		idx = (v - lin_min) / lin_step + 1;
+		return idx > lin_buckets + 1 ? lin_buckets + 1 : idx;
+	}
+	if (v < (1ULL << b))
+		return v;
+	l = log2_u64(v);
+	idx = ((__u64)(l - b + 1) << b) + ((v >> (l - b)) - (1ULL << b));
+	return idx;
+}
+
+static __always_inline void account(__u32 slot, __u64 dur, __u64 self)
+{
+	struct ft_func_stats *fs = bpf_map_lookup_elem(&stats, &slot);
+	__u32 idx;
+
+	if (!fs)
+		return;
+	idx = hist_index(dur) & (FT_HIST_SLOTS - 1);
+	__sync_fetch_and_add(&fs->count, 1);
+	__sync_fetch_and_add(&fs->total_ns, dur);
+	__sync_fetch_and_add(&fs->self_ns, self);
+	__sync_fetch_and_add(&fs->hist[idx], 1);
+	if (!fs->min_ns || dur < fs->min_ns)
+		fs->min_ns = dur ? dur : 1; /* 0 means unset */
+	if (dur > fs->max_ns)
+		fs->max_ns = dur;
+}
+
+static __always_inline bool filtered(void)
+{
+	return filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid;
+}
+
+/*
+ * Entry of any slot. @arg is fibdrv_copy's length argument; for
+ * fib_read, @n and @algo are the read's. Only fib_read and the module's
+ * functions create task state: _copy_to_user counts only inside a read.
+ */
+static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg)
+{
+	struct ft_task *st;
+	__u32 d;
+
+	if (filtered())
+		return 0;
+	st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
+				  slot == FT_SLOT_COPY_TO_USER ?
+					  0 :
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		if (slot != FT_SLOT_COPY_TO_USER)
+			count_lost(FT_LOST_TASK_STORAGE);
+		return 0;
+	}
+	if (slot == FT_SLOT_COPY_TO_USER) {
+		if (!st->in_read)
+			return 0;
+	} else if (slot == FT_SLOT_COPY) {
+		if (st->in_read)
+			st->copy_bytes += arg;
+	} else if (slot == FT_SLOT_READ) {
+		st->n = n;
+		st->algo = algo;
+		st->in_read = 1;
+		st->copy_calls = 0;
+		st->copy_bytes = 0;
+		st->copy_ns = 0;
+		st->stage_ns[0] = 0;
+		st->stage_ns[1] = 0;
+		st->stage_ns[2] = 0;
+	}
+	d = st->depth;
+	if (d >= FT_STACK_DEPTH) {
+		st->depth = d + 1;
+		count_lost(FT_LOST_STACK_OVERFLOW);
+		return 0;
+	}
+	st->stack[d].slot = slot;
+	st->stack[d].child_ns = 0;
+	st->depth = d + 1;
+	/* Last: the time spent above is not charged to the call. */
+	st->stack[d].start = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
+{
+	struct ft_read_rec *r;
+
+	r = bpf_ringbuf_reserve(&reads, sizeof(*r), 0);
+	if (!r) {
+		count_lost(FT_LOST_RINGBUF);
+		return;
+	}
+	r->n = st->n;
+	r->algo = st->algo;
+	r->total_ns = dur;
+	r->stage_ns[0] = st->stage_ns[0];
+	r->stage_ns[1] = st->stage_ns[1];
+	r->stage_ns[2] = st->stage_ns[2];
+	r->copy_bytes = st->copy_bytes;
+	r->copy_ns = st->copy_ns;
+	r->copy_calls = st->copy_calls;
+	r->ret = ret;
+	r->tid = (__u32)bpf_get_current_pid_tgid();
+	r->cpu = bpf_get_smp_processor_id();
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __noinline int on_exit(__u32 slot, __s64 ret)
+{
+	__u64 now = bpf_ktime_get_ns(), dur, self, child;
+	struct ft_task *st;
+	__u32 d, i, k, found = FT_STACK_DEPTH;
+
+	if (filtered())
+		return 0;
+	st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	if (slot == FT_SLOT_COPY_TO_USER && (!st || !st->in_read))
+		return 0;
+	if (!st) {
+		count_lost(FT_LOST_UNMATCHED_EXIT);
+		return 0;
+	}
+	d = st->depth;
+	if (d == 0) {
+		count_lost(FT_LOST_UNMATCHED_EXIT);
+		return 0;
+	}
+	if (d > FT_STACK_DEPTH) {
+		st->depth = d - 1; /* an overflowed frame: already counted */
+		return 0;
+	}
+	/* The innermost frame of this slot; frames above it lost their exit. */
+	for (k = 0; k < FT_STACK_DEPTH; k++) {
+		if (k >= d)
+			break;
+		i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
+		if (st->stack[i].slot == slot) {
+			found = i;
+			break;
+		}
+	}
+	if (found >= FT_STACK_DEPTH) {
+		count_lost(FT_LOST_UNMATCHED_EXIT);
+		return 0;
+	}
+	for (k = found + 1; k < FT_STACK_DEPTH; k++) {
+		if (k >= d)
+			break;
+		count_lost(FT_LOST_UNWOUND);
+	}
+	st->depth = found;
+	dur = now - st->stack[found].start;
+	child = st->stack[found].child_ns;
+	self = dur > child ? dur - child : 0;
+	if (found > 0)
+		st->stack[(found - 1) & (FT_STACK_DEPTH - 1)].child_ns += dur;
+	account(slot, dur, self);
+
+	if (!st->in_read)
+		return 0;
+	switch (slot) {
+	case FT_SLOT_COMPUTE:
+		st->stage_ns[0] += dur;
+		break;
+	case FT_SLOT_FORMAT:
+		st->stage_ns[1] += dur;
+		break;
+	case FT_SLOT_COPY:
+		st->stage_ns[2] += dur;
+		break;
+	case FT_SLOT_COPY_TO_USER:
+		st->copy_ns += dur;
+		st->copy_calls++;
+		break;
+	case FT_SLOT_READ:
+		st->in_read = 0;
+		emit_read(st, dur, ret);
+		break;
+	}
+	return 0;
+}
+
+static __always_inline int read_entry(struct file *file, loff_t *ppos)
+{
+	struct fibdrv_file *ff = BPF_CORE_READ(file, private_data);
+	__u64 n = 0;
+
+	bpf_probe_read_kernel(&n, sizeof(n), ppos);
+	return on_entry(FT_SLOT_READ, n, BPF_CORE_READ(ff, algo_id), 0);
+}
+
+/* The fixed slots with arguments or roles: fib_read, fibdrv_copy, _copy_to_user. */
+SEC("ftfentry")
+int BPF_PROG(fe_0, struct file *file, char *buf, size_t size, loff_t *ppos)
+{
+	return read_entry(file, ppos);
+}
+
+SEC("ftfexit")
+int BPF_PROG(fx_0, struct file *file, char *buf, size_t size, loff_t *ppos,
+	     ssize_t ret)
+{
+	return on_exit(FT_SLOT_READ, ret);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_0, struct file *file, char *buf, size_t size, loff_t *ppos)
+{
+	return read_entry(file, ppos);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kr_0, long ret)
+{
+	return on_exit(FT_SLOT_READ, ret);
+}
+
+SEC("ftfentry")
+int BPF_PROG(fe_3, char *ubuf, const char *kbuf, size_t len)
+{
+	return on_entry(FT_SLOT_COPY, 0, 0, len);
+}
+
+SEC("ftfexit")
+int BPF_PROG(fx_3)
+{
+	return on_exit(FT_SLOT_COPY, 0);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_3, char *ubuf, const char *kbuf, size_t len)
+{
+	return on_entry(FT_SLOT_COPY, 0, 0, len);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kr_3)
+{
+	return on_exit(FT_SLOT_COPY, 0);
+}
+
+SEC("ftfentry")
+int BPF_PROG(fe_4)
+{
+	return on_entry(FT_SLOT_COPY_TO_USER, 0, 0, 0);
+}
+
+SEC("ftfexit")
+int BPF_PROG(fx_4)
+{
+	return on_exit(FT_SLOT_COPY_TO_USER, 0);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kp_4)
+{
+	return on_entry(FT_SLOT_COPY_TO_USER, 0, 0, 0);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kr_4)
+{
+	return on_exit(FT_SLOT_COPY_TO_USER, 0);
+}
+
+/* Generic slots: no arguments needed. */
+#define SLOT(i)                                          \
+	SEC("ftfentry") int BPF_PROG(fe_##i)               \
+	{                                                \
+		return on_entry(i, 0, 0, 0);             \
+	}                                                \
+	SEC("ftfexit") int BPF_PROG(fx_##i)                \
+	{                                                \
+		return on_exit(i, 0);                    \
+	}                                                \
+	SEC("kprobe") int BPF_KPROBE(kp_##i)             \
+	{                                                \
+		return on_entry(i, 0, 0, 0);             \
+	}                                                \
+	SEC("kretprobe") int BPF_KRETPROBE(kr_##i)       \
+	{                                                \
+		return on_exit(i, 0);                    \
+	}
+
+SLOT(1) SLOT(2) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9)
+SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15) SLOT(16) SLOT(17)
+SLOT(18) SLOT(19) SLOT(20) SLOT(21) SLOT(22) SLOT(23) SLOT(24) SLOT(25)
+SLOT(26) SLOT(27) SLOT(28) SLOT(29) SLOT(30) SLOT(31) SLOT(32) SLOT(33)
+SLOT(34) SLOT(35) SLOT(36) SLOT(37) SLOT(38) SLOT(39) SLOT(40) SLOT(41)
+SLOT(42) SLOT(43) SLOT(44) SLOT(45) SLOT(46) SLOT(47) SLOT(48) SLOT(49)
+SLOT(50) SLOT(51) SLOT(52) SLOT(53) SLOT(54) SLOT(55) SLOT(56) SLOT(57)
+SLOT(58) SLOT(59) SLOT(60) SLOT(61) SLOT(62) SLOT(63) SLOT(64) SLOT(65)
+SLOT(66) SLOT(67) SLOT(68) SLOT(69) SLOT(70) SLOT(71) SLOT(72) SLOT(73)
+SLOT(74) SLOT(75) SLOT(76) SLOT(77) SLOT(78) SLOT(79) SLOT(80) SLOT(81)
+SLOT(82) SLOT(83) SLOT(84) SLOT(85) SLOT(86) SLOT(87) SLOT(88) SLOT(89)
+SLOT(90) SLOT(91) SLOT(92) SLOT(93) SLOT(94) SLOT(95) SLOT(96) SLOT(97)
+SLOT(98) SLOT(99) SLOT(100) SLOT(101) SLOT(102) SLOT(103) SLOT(104) SLOT(105)
+SLOT(106) SLOT(107) SLOT(108) SLOT(109) SLOT(110) SLOT(111) SLOT(112) SLOT(113)
+SLOT(114) SLOT(115) SLOT(116) SLOT(117) SLOT(118) SLOT(119) SLOT(120) SLOT(121)
+SLOT(122) SLOT(123) SLOT(124) SLOT(125) SLOT(126) SLOT(127)

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by bpf/fibtrace.bpf.c and the fibtrace user-space tool.
+ *
+ * Every traced function occupies one "slot": a pair of entry/exit programs
+ * compiled into the BPF object (fentry/fexit and kprobe/kretprobe variants),
+ * attached at run time to that function with bpf_program__set_attach_target()
+ * or bpf_program__attach_kprobe(). The slot number is a compile-time constant
+ * of each program, so BPF needs no ip -> function lookup. Slots 0..4 have
+ * fixed roles (the read path); the others are assigned by user space.
+ */
+#ifndef FIBTRACE_H
+#define FIBTRACE_H
+
+/* Program slots in the object; the first FT_FIXED_SLOTS have fixed roles. */
+#define FT_MAX_SLOTS 128
+#define FT_SLOT_READ 0 /* fib_read */
+#define FT_SLOT_COMPUTE 1 /* fibdrv_compute */
+#define FT_SLOT_FORMAT 2 /* fibdrv_format */
+#define FT_SLOT_COPY 3 /* fibdrv_copy */
+#define FT_SLOT_COPY_TO_USER 4 /* _copy_to_user, counted inside fib_read only */
+#define FT_FIXED_SLOTS 5
+#define FT_STAGES 3 /* compute, format, copy */
+
+/* Per-task call stack depth; deeper calls are counted as overflows. */
+#define FT_STACK_DEPTH 16
+
+/*
+ * Histogram: log2 buckets split into 2^hist_bits linear sub-buckets
+ * (hist_bits 0..3, like bpftrace's hist(v, k)), or linear buckets when
+ * lin_step != 0: bucket 0 below lin_min, 1 + (v - lin_min) / lin_step,
+ * capped at the last bucket.
+ */
+#define FT_HIST_MAX_BITS 3
+#define FT_HIST_SLOTS (64 << FT_HIST_MAX_BITS)
+
+/* Per function, per CPU (summed in user space). */
+struct ft_func_stats {
+	__u64 count; /* completed calls (entry and exit paired) */
+	__u64 total_ns; /* sum of call durations */
+	__u64 self_ns; /* sum of durations minus traced children */
+	__u64 min_ns; /* valid when count != 0 */
+	__u64 max_ns;
+	__u64 hist[FT_HIST_SLOTS]; /* call durations (total time) */
+};
+
+/* Loss counters: every event BPF could not account for. */
+enum ft_lost {
+	FT_LOST_UNMATCHED_EXIT, /* exit without a matching entry on the stack */
+	FT_LOST_UNWOUND, /* frames dropped because an exit skipped them */
+	FT_LOST_STACK_OVERFLOW, /* entries deeper than FT_STACK_DEPTH */
+	FT_LOST_TASK_STORAGE, /* task storage unavailable (busy or ENOMEM) */
+	FT_LOST_RINGBUF, /* per-read records dropped: ring buffer full */
+	FT_LOST_NR,
+};
+
+/* One record per completed fib_read, through the ring buffer. */
+struct ft_read_rec {
+	__u64 n; /* *ppos at entry */
+	__u64 total_ns; /* fib_read duration */
+	__u64 stage_ns[FT_STAGES]; /* compute, format, copy inside this read */
+	__u64 copy_bytes; /* fibdrv_copy's len argument */
+	__u64 copy_ns; /* _copy_to_user time inside this read (if traceable) */
+	__s64 ret; /* fib_read return value */
+	__u32 algo; /* fibdrv_file.algo_id */
+	__u32 tid;
+	__u32 cpu;
+	__u32 copy_calls; /* _copy_to_user calls inside this read (if traceable) */
+};
+
+#endif /* FIBTRACE_H */

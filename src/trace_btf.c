@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which functions fibtrace traces, found at run time.
+ *
+ * Default set: the five read-path slots (fib_read, the three stage
+ * functions, _copy_to_user) and every FUNC of fibdrv's BTF whose name starts
+ * with bn_, fib_ or fibdrv_ and that /proc/kallsyms lists for module fibdrv
+ * (so inlined, __init or renamed functions drop out). -f adds any kernel or
+ * module function ("func" or "mod:func"), resolved through BTF.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "trace_model.h"
+
+struct ksym {
+	char name[128];
+	char module[64];
+};
+
+static struct ksym *ksyms;
+static size_t nksyms;
+
+const char *ft_mode_name(enum ft_mode m)
+{
+	return m == FT_MODE_FENTRY ? "fentry" : "kprobe";
+}
+
+/* Text symbols only (t/T); module in [brackets], "" for vmlinux. */
+static int load_kallsyms(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], mod[128], type;
+	size_t cap = 0;
+	unsigned long long addr;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		int k;
+
+		mod[0] = 0;
+		k = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+		if (k < 3 || (type != 't' && type != 'T'))
+			continue;
+		if (strlen(name) >= sizeof(ksyms->name))
+			continue;
+		if (nksyms == cap) {
+			struct ksym *n;
+
+			cap = cap ? cap * 2 : 4096;
+			n = realloc(ksyms, cap * sizeof(*ksyms));
+			if (!n) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			ksyms = n;
+		}
+		snprintf(ksyms[nksyms].name, sizeof(ksyms->name), "%s", name);
+		snprintf(ksyms[nksyms].module, sizeof(ksyms->module), "%s", k == 4 ? mod : "");
+		nksyms++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* module NULL: any; "" : vmlinux. */
+static const struct ksym *find_ksym(const char *name, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < nksyms; i++) {
+		if (strcmp(ksyms[i].name, name))
+			continue;
+		if (!module || !strcmp(ksyms[i].module, module))
+			return &ksyms[i];
+	}
+	return NULL;
+}
+
+/*
+ * ftrace's list of traceable functions: fentry and kprobe events both refuse
+ * notrace functions (_copy_to_user is notrace in Debian's 6.1 and 6.12).
+ * Returns false only when the list is readable and lacks the function.
+ */
+static char *traceable_list;
+
+static void load_traceable(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	size_t cap = 0, len = 0;
+	char buf[65536];
+	unsigned int i;
+	FILE *f = NULL;
+
+	for (i = 0; i < 2 && !f; i++)
+		f = fopen(paths[i], "r");
+	if (!f)
+		return;
+	for (;;) {
+		size_t got = fread(buf, 1, sizeof(buf), f);
+		char *n;
+
+		if (!got)
+			break;
+		if (len + got + 2 > cap) {
+			cap = (len + got + 2) * 2;
+			n = realloc(traceable_list, cap);
+			if (!n) {
+				free(traceable_list);
+				traceable_list = NULL;
+				fclose(f);
+				return;
+			}
+			traceable_list = n;
+		}
+		memcpy(traceable_list + len, buf, got);
+		len += got;
+	}
+	fclose(f);
+	if (traceable_list) {
+		traceable_list[len] = 0;
+	} else {
+		traceable_list = calloc(1, 1);
+	}
+}
+
+static bool traceable(const char *name)
+{
+	size_t l = strlen(name);
+	const char *p;
+
+	if (!traceable_list)
+		return true; /* unknown: let the attach decide */
+	for (p = traceable_list; (p = strstr(p, name)); p += l) {
+		if ((p == traceable_list || p[-1] == '\n') &&
+		    (p[l] == '\n' || p[l] == ' ' || p[l] == '\t' || p[l] == 0))
+			return true;
+	}
+	return false;
+}
+
+static struct ft_target *find_target(struct ft_targets *tg, const char *name,
+				     const char *module)
+{
+	int i;
+
+	for (i = 0; i < tg->count; i++)
+		if (!strcmp(tg->t[i].name, name) && !strcmp(tg->t[i].module, module))
+			return &tg->t[i];
+	return NULL;
+}
+
+/*
+ * Sorted FUNC names of one BTF (own types only for split BTF): libbpf's
+ * btf__find_by_name_kind() scans every type, which costs half a second per
+ * lookup in vmlinux under software emulation.
+ */
+struct func_index {
+	const struct btf *btf;
+	struct func_ent {
+		const char *name;
+		__u32 id;
+	} *ents;
+	size_t n;
+};
+
+static struct func_index idx_vmlinux, idx_fibdrv;
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return strcmp(((const struct func_ent *)a)->name, ((const struct func_ent *)b)->name);
+}
+
+static void index_btf(struct func_index *ix, const struct btf *btf, const struct btf *base)
+{
+	__u32 id = base ? btf__type_cnt(base) : 1, end;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->btf = btf;
+	if (!btf)
+		return;
+	end = btf__type_cnt(btf);
+	ix->ents = calloc(end - id + 1, sizeof(*ix->ents));
+	if (!ix->ents)
+		return;
+	for (; id < end; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (!btf_is_func(t))
+			continue;
+		ix->ents[ix->n].name = btf__name_by_offset(btf, t->name_off);
+		ix->ents[ix->n].id = id;
+		ix->n++;
+	}
+	qsort(ix->ents, ix->n, sizeof(*ix->ents), cmp_ent);
+}
+
+static const struct func_ent *index_find(const struct func_index *ix, const char *name)
+{
+	struct func_ent key = { .name = name };
+
+	if (!ix->n)
+		return NULL;
+	return bsearch(&key, ix->ents, ix->n, sizeof(key), cmp_ent);
+}
+
+static bool btf_has_func(const struct btf *btf, const char *name)
+{
+	if (!btf)
+		return false;
+	if (btf == idx_vmlinux.btf)
+		return index_find(&idx_vmlinux, name) != NULL;
+	if (btf == idx_fibdrv.btf)
+		return index_find(&idx_fibdrv, name) != NULL;
+	return btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+static void set_btf_id(struct ft_target *t, const struct btf *btf)
+{
+	const struct btf_type *fn, *proto;
+	const struct func_ent *e = NULL;
+	__s32 id = -1;
+
+	if (btf == idx_vmlinux.btf)
+		e = index_find(&idx_vmlinux, t->name);
+	else if (btf == idx_fibdrv.btf)
+		e = index_find(&idx_fibdrv, t->name);
+	if (e)
+		id = e->id;
+	else if (btf)
+		id = btf__find_by_name_kind(btf, t->name, BTF_KIND_FUNC);
+	if (id <= 0)
+		return;
+	t->btf_id = id;
+	fn = btf__type_by_id(btf, id);
+	proto = btf__type_by_id(btf, fn->type);
+	t->nargs = proto ? btf_vlen(proto) : 0;
+}
+
+/* x86 trampolines: 6 arguments before 6.5, 12 since. */
+static int max_fentry_args(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 6;
+	return major > 6 || (major == 6 && minor >= 5) ? 12 : 6;
+}
+
+static struct ft_target *add_target(struct ft_targets *tg, int slot,
+				    const char *name, const char *module)
+{
+	struct ft_target *t;
+
+	if (slot < 0) {
+		if (tg->count >= FT_MAX_SLOTS) {
+			tg->dropped++;
+			return NULL;
+		}
+		slot = tg->count;
+	}
+	t = &tg->t[slot];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	snprintf(t->module, sizeof(t->module), "%s", module);
+	t->slot = slot;
+	if (slot >= tg->count)
+		tg->count = slot + 1;
+	return t;
+}
+
+static void set_mode(struct ft_target *t, const struct btf *vmlinux,
+		     const struct btf *mod_btf, bool force_kprobe)
+{
+	if (t->module[0]) {
+		t->in_btf = btf_has_func(mod_btf, t->name);
+		/* A kprobe by name would find the vmlinux function first. */
+		t->shadowed = btf_has_func(vmlinux, t->name);
+		if (t->in_btf)
+			set_btf_id(t, mod_btf);
+	} else {
+		t->in_btf = btf_has_func(vmlinux, t->name);
+		if (t->in_btf)
+			set_btf_id(t, vmlinux);
+	}
+	t->mode = (force_kprobe || !t->btf_id || t->nargs > max_fentry_args()) ?
+			  FT_MODE_KPROBE :
+			  FT_MODE_FENTRY;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	const struct ft_target *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* "mod:func" or "func": vmlinux, then fibdrv, then any module in kallsyms. */
+static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinux,
+		     const struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
+{
+	char *colon = strchr(spec, ':');
+	const char *mod = NULL, *func = spec;
+	struct btf *mbtf = NULL;
+	const struct ksym *ks;
+	struct ft_target *t;
+
+	if (colon) {
+		*colon = 0;
+		mod = spec;
+		func = colon + 1;
+		if (!strcmp(mod, "vmlinux") || !strcmp(mod, "kernel"))
+			mod = "";
+	}
+	if (!*func) {
+		fprintf(stderr, "fibtrace: empty function name in -f\n");
+		return -FT_EXIT_USAGE;
+	}
+	if (!mod) {
+		if (btf_has_func(vmlinux, func) && find_ksym(func, ""))
+			mod = "";
+		else if (btf_has_func(fib_btf, func) && find_ksym(func, "fibdrv"))
+			mod = "fibdrv";
+		else if ((ks = find_ksym(func, NULL)))
+			mod = ks->module;
+		else {
+			fprintf(stderr, "fibtrace: unknown function '%s': not in kernel BTF "
+					"nor in /proc/kallsyms\n", func);
+			return -FT_EXIT_UNKNOWN_FUNC;
+		}
+	}
+	if (!find_ksym(func, mod)) {
+		fprintf(stderr, "fibtrace: unknown function '%s%s%s': not in /proc/kallsyms%s\n",
+			mod, *mod ? ":" : "", func,
+			*mod ? " (is the module loaded?)" : "");
+		return -FT_EXIT_UNKNOWN_FUNC;
+	}
+	if (!traceable(func)) {
+		fprintf(stderr, "fibtrace: function '%s' is not traceable (notrace: not in "
+				"available_filter_functions)\n", func);
+		return -FT_EXIT_UNKNOWN_FUNC;
+	}
+	if (find_target(tg, func, mod))
+		return 0;
+	t = add_target(tg, -1, func, mod);
+	if (!t) {
+		ft_warn(run, "more than %d functions: '%s' not traced", FT_MAX_SLOTS, func);
+		return 0;
+	}
+	if (*mod && strcmp(mod, "fibdrv")) {
+		mbtf = btf__load_module_btf(mod, (struct btf *)vmlinux);
+		set_mode(t, vmlinux, mbtf, force_kprobe);
+		btf__free(mbtf);
+	} else {
+		set_mode(t, vmlinux, fib_btf, force_kprobe);
+	}
+	if (!t->in_btf && !force_kprobe)
+		ft_warn(run, "%s has no BTF: traced with kprobe", func);
+	else if (t->mode == FT_MODE_KPROBE && !force_kprobe)
+		ft_warn(run, "%s has %d arguments, more than fentry takes here: traced with kprobe",
+			func, t->nargs);
+	return 0;
+}
+
+int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
+		bool defaults, struct ft_run *run)
+{
+	static const char *const fixed[FT_FIXED_SLOTS] = {
+		"fib_read", "fibdrv_compute", "fibdrv_format", "fibdrv_copy",
+		"_copy_to_user",
+	};
+	struct btf *vmlinux, *fib_btf;
+	int i, err = 0, first_dyn = FT_FIXED_SLOTS, last_dyn = FT_FIXED_SLOTS;
+
+	memset(tg, 0, sizeof(*tg));
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		fprintf(stderr, "fibtrace: kernel BTF missing (/sys/kernel/btf/vmlinux): "
+				"needs CONFIG_DEBUG_INFO_BTF=y\n");
+		return -FT_EXIT_NO_BTF;
+	}
+	load_traceable();
+	err = load_kallsyms();
+	if (err) {
+		fprintf(stderr, "fibtrace: cannot read /proc/kallsyms: %s\n", strerror(-err));
+		btf__free(vmlinux);
+		return -FT_EXIT_ERROR;
+	}
+	if (!find_ksym("fib_read", "fibdrv")) {
+		fprintf(stderr, "fibtrace: fibdrv is not loaded (no fib_read in /proc/kallsyms);\n"
+				"  load it with: insmod build/$(uname -r)/fibdrv.ko\n"
+				"  or pass --load PATH to fibtrace\n");
+		btf__free(vmlinux);
+		return -FT_EXIT_NO_FIBDRV;
+	}
+	fib_btf = btf__load_module_btf("fibdrv", vmlinux);
+	tg->module_btf = fib_btf != NULL;
+	index_btf(&idx_vmlinux, vmlinux, NULL);
+	index_btf(&idx_fibdrv, fib_btf, vmlinux);
+	if (!fib_btf && !force_kprobe)
+		ft_warn(run, "fibdrv has no BTF (/sys/kernel/btf/fibdrv): module functions "
+			     "traced with kprobes");
+
+	for (i = 0; i < FT_FIXED_SLOTS; i++) {
+		const char *mod = i == FT_SLOT_COPY_TO_USER ? "" : "fibdrv";
+		struct ft_target *t = add_target(tg, i, fixed[i], mod);
+
+		if (!find_ksym(fixed[i], mod)) {
+			fprintf(stderr, "fibtrace: %s%s%s missing from /proc/kallsyms\n",
+				mod, *mod ? ":" : "", fixed[i]);
+			err = -FT_EXIT_UNKNOWN_FUNC;
+			goto out;
+		}
+		set_mode(t, vmlinux, fib_btf, force_kprobe);
+		if (i == FT_SLOT_COPY_TO_USER) {
+			t->optional = true;
+			if (!traceable(t->name)) {
+				t->unavailable = true;
+				ft_warn(run, "_copy_to_user is notrace on this kernel: not traced; "
+					     "the copy is measured at fibdrv_copy");
+			}
+		}
+	}
+	first_dyn = tg->count;
+
+	if (defaults) {
+		if (fib_btf) {
+			__u32 id, start = btf__type_cnt(vmlinux), end = btf__type_cnt(fib_btf);
+
+			for (id = start; id < end; id++) {
+				const struct btf_type *bt = btf__type_by_id(fib_btf, id);
+				const char *name;
+				struct ft_target *t;
+
+				if (!btf_is_func(bt))
+					continue;
+				name = btf__name_by_offset(fib_btf, bt->name_off);
+				if (strncmp(name, "bn_", 3) && strncmp(name, "fib_", 4) &&
+				    strncmp(name, "fibdrv_", 7))
+					continue;
+				if (!find_ksym(name, "fibdrv") || find_target(tg, name, "fibdrv") ||
+				    !traceable(name))
+					continue;
+				t = add_target(tg, -1, name, "fibdrv");
+				if (t)
+					set_mode(t, vmlinux, fib_btf, force_kprobe);
+			}
+		} else {
+			size_t k;
+
+			for (k = 0; k < nksyms; k++) {
+				const char *name = ksyms[k].name;
+				struct ft_target *t;
+
+				if (strcmp(ksyms[k].module, "fibdrv"))
+					continue;
+				if (strncmp(name, "bn_", 3) && strncmp(name, "fib_", 4) &&
+				    strncmp(name, "fibdrv_", 7))
+					continue;
+				if (find_target(tg, name, "fibdrv"))
+					continue;
+				t = add_target(tg, -1, name, "fibdrv");
+				if (t)
+					set_mode(t, vmlinux, NULL, true);
+			}
+		}
+		qsort(&tg->t[first_dyn], tg->count - first_dyn, sizeof(tg->t[0]), cmp_target);
+		for (i = first_dyn; i < tg->count; i++)
+			tg->t[i].slot = i;
+		last_dyn = tg->count;
+	}
+
+	if (extra) {
+		char *copy = strdup(extra), *save = NULL, *tok;
+
+		if (!copy) {
+			err = -FT_EXIT_ERROR;
+			goto out;
+		}
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			err = add_extra(tg, tok, vmlinux, fib_btf, force_kprobe, run);
+			if (err)
+				break;
+		}
+		free(copy);
+	}
+	if (tg->dropped)
+		ft_warn(run, "%d functions not traced: at most %d slots", tg->dropped,
+			FT_MAX_SLOTS);
+	for (i = 0; i < tg->count; i++) {
+		struct ft_target *t = &tg->t[i];
+
+		if (t->shadowed)
+			ft_warn(run, "%s:%s shares its name with a vmlinux function", t->module,
+				t->name);
+		if (i >= first_dyn && i < last_dyn && t->mode == FT_MODE_KPROBE && t->in_btf &&
+		    !force_kprobe)
+			ft_warn(run, "%s has %d arguments, more than fentry takes here: traced "
+				     "with kprobe", t->name, t->nargs);
+	}
+out:
+	free(idx_vmlinux.ents);
+	free(idx_fibdrv.ents);
+	memset(&idx_vmlinux, 0, sizeof(idx_vmlinux));
+	memset(&idx_fibdrv, 0, sizeof(idx_fibdrv));
+	btf__free(fib_btf);
+	btf__free(vmlinux);
+	free(ksyms);
+	free(traceable_list);
+	traceable_list = NULL;
+	ksyms = NULL;
+	nksyms = 0;
+	return err;
+}
