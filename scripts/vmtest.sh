@@ -35,8 +35,10 @@ accel=(--disable-kvm)
 # one directory it may write back (test artefacts, plots).
 timeout --kill-after=15 "${VM_TIMEOUT:-1200}" \
 	vng -r "$image" "${accel[@]}" -m "${VM_MEM:-2G}" -p "${VM_CPUS:-2}" \
-	--rwdir "$top/build/vm" -- "cd $top && $cmd" </dev/null
-status=$?
+	--rwdir "$top/build/vm" -- "cd $top && $cmd" </dev/null 2>&1 | cat
+# Through a pipe: given a regular file as stdout, the VM's console reopens and
+# truncates it, losing what was printed before the boot.
+status=${PIPESTATUS[0]}
 if [ $status = 124 ] || [ $status = 137 ]; then
 	echo "FAIL vm.$kver.timeout: guest did not finish within ${VM_TIMEOUT:-1200}s"
 fi
