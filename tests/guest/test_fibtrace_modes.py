@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""fibtrace modes and errors in the guest: --kprobe gives the same counts as
+fentry, algorithm ids through CO-RE, nested (Karatsuba/Toom-3) calls counted
+exactly like the user-space build of the library, command / pid / duration /
+interval modes, CSV, linear and sub-bucket histograms, plots, and the
+documented exit statuses. Runs as root with fibdrv loaded.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gtest  # noqa: E402
+from gtest import check, skip  # noqa: E402
+
+FIBTRACE = os.path.abspath("build/fibtrace")
+KVER = os.uname().release
+KO = f"build/{KVER}/fibdrv.ko"
+READER = ("import os,sys; fd=os.open('/dev/fibonacci', os.O_RDONLY); "
+          "[(os.lseek(fd, n, 0), os.read(fd, 4096)) for n in range(int(sys.argv[1]))]")
+
+
+def run(args, timeout=300, pre=()):
+    p = subprocess.run(list(pre) + [FIBTRACE] + args, capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(name, args):
+    rc, out, err = run(["--json"] + args)
+    if not check(f"{name}.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}"):
+        return None
+    try:
+        return json.loads(out)
+    except ValueError as e:
+        check(f"{name}.parse", False, str(e))
+        return None
+
+
+def funcs(doc):
+    return {f["name"]: f for f in doc["functions"]}
+
+
+def hist_sums_ok(doc):
+    return all(sum(h["count"] for h in f["hist"]) == f["count"] for f in doc["functions"])
+
+
+def usercount(n, names):
+    """Calls of each named library function for one read of F(n) by
+    bn-fdouble-karatsuba (compute, then decimal formatting as fibdrv_format
+    does), from the user-space build of the same sources
+    (-finstrument-functions)."""
+    src = r'''
+#include <stdio.h>
+#include <string.h>
+#include "fib_algo.h"
+#include "bn.h"
+static unsigned long cnt[8];
+static void *fns[8];
+static int nf;
+void __cyg_profile_func_enter(void *fn, void *site) __attribute__((no_instrument_function));
+void __cyg_profile_func_exit(void *fn, void *site) __attribute__((no_instrument_function));
+void __cyg_profile_func_enter(void *fn, void *site)
+{ (void)site; for (int i = 0; i < nf; i++) if (fns[i] == fn) cnt[i]++; }
+void __cyg_profile_func_exit(void *fn, void *site) { (void)fn; (void)site; }
+int main(int argc, char **argv)
+{
+	const char *an = "bn-fdouble-karatsuba";
+	const struct fib_algo *a = fib_algo_find(an, strlen(an));
+	struct fib_value v = FIB_VALUE_INIT;
+	unsigned long long n = strtoull(argv[1], 0, 10);
+	(void)argc;
+	fns[nf++] = (void *)bn_sqr_karatsuba; fns[nf++] = (void *)bn_mul_karatsuba;
+	fns[nf++] = (void *)bn_sqr_n; fns[nf++] = (void *)bn_mul_n;
+	long len;
+	char *buf;
+	if (!a || fib_compute(a, n, &v)) return 1;
+	/* fibdrv_format's work: size, then the decimal digits */
+	len = fib_format_size(&v, FIB_FORMAT_DEC);
+	buf = malloc(len > 0 ? len : 1);
+	if (len < 0 || !buf || fib_format(&v, FIB_FORMAT_DEC, buf, len) != len) return 1;
+	printf("bn_sqr_karatsuba %lu\nbn_mul_karatsuba %lu\nbn_sqr_n %lu\nbn_mul_n %lu\n",
+	       cnt[0], cnt[1], cnt[2], cnt[3]);
+	return 0;
+}
+'''
+    d = tempfile.mkdtemp()
+    c = os.path.join(d, "count.c")
+    exe = os.path.join(d, "count")
+    with open(c, "w") as f:
+        f.write("#include <stdlib.h>\n" + src)
+    lib = ["fibdrv/bn.c", "fibdrv/bn_dec.c", "fibdrv/fib_algo.c"]
+    p = subprocess.run(["gcc", "-O1", "-std=gnu11", "-Ifibdrv", "-finstrument-functions",
+                        c] + lib + ["-o", exe], capture_output=True, text=True, timeout=300)
+    if p.returncode:
+        return None, p.stderr[-300:]
+    p = subprocess.run([exe, str(n)], capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        return None, "counting program failed"
+    return {k: int(v) for k, v in (line.split() for line in p.stdout.splitlines())}, ""
+
+
+def main():
+    algos = [a for a, _ in gtest.algorithms()]
+
+    # fentry and kprobe: the same counts for every function.
+    sweep = ["--sweep", "0:40", "--repeat", "2"]
+    fe = run_json("modes.fentry", sweep)
+    kp = run_json("modes.kprobe", ["--kprobe"] + sweep)
+    if fe and kp:
+        check("modes.kprobe.attach", kp["meta"]["attach"] == "kprobe" and all(
+            f["attach"] in ("kprobe", "none") for f in kp["functions"]),
+            str(kp["meta"]["attach_counts"]))
+        cf = {f["name"]: f["count"] for f in fe["functions"]}
+        ck = {f["name"]: f["count"] for f in kp["functions"]}
+        diff = {k: (cf.get(k), ck.get(k)) for k in set(cf) | set(ck) if cf.get(k) != ck.get(k)}
+        check("modes.kprobe.same_counts", not diff, str(sorted(diff.items())[:6]))
+        check("modes.kprobe.fib_read", ck.get("fib_read") == 82, f"{ck.get('fib_read')} != 82")
+        check("modes.kprobe.hist_sums", hist_sums_ok(kp))
+        lost = {k: v for k, v in kp["lost"].items() if v}
+        check("modes.kprobe.lost.zero", not lost, str(lost))
+
+    # Algorithms: algo_id read through CO-RE from file->private_data.
+    pick = [a for a in ("bn-iter", "bn-fdouble") if a in algos] or algos[:2]
+    doc = run_json("modes.algo", ["--no-discover", "--sweep", "10:19", "--algo", ",".join(pick)])
+    if doc:
+        got = sorted({(r["algo"], r["n"], r["count"]) for r in doc["per_n"]})
+        want = sorted({(a, n, 1) for a in pick for n in range(10, 20)})
+        check("modes.algo.per_n", got == want, f"{got[:4]} ... vs {want[:4]} ...")
+        check("modes.algo.ids", all(algos[r["algo_id"]] == r["algo"] for r in doc["per_n"]))
+
+    # Nested calls: Toom-3/Karatsuba recursion at n = 20000 (217 limbs).
+    n = 20000
+    doc = run_json("nested", ["--sweep", f"{n}:{n}", "--repeat", "3",
+                              "--algo", "bn-fdouble-karatsuba"])
+    if doc:
+        fs = funcs(doc)
+        fr = fs["fib_read"]
+        check("nested.fib_read.count", fr["count"] == 3, str(fr["count"]))
+        bad = [f["name"] for f in doc["functions"] if f["self_ns"] > f["total_ns"]]
+        check("nested.self_le_total", not bad, str(bad))
+        outside = {"fib_llseek", "fib_open", "fib_release", "fib_write", "fib_ioctl",
+                   "fib_algo_find", "fib_algo_default"}
+        inside = sum(f["self_ns"] for f in doc["functions"]
+                     if f["module"] == "fibdrv" and f["name"] not in outside)
+        check("nested.self_sum", inside == fr["total_ns"],
+              f"sum of self {inside} != fib_read total {fr['total_ns']}")
+        check("nested.no_overflow", doc["lost"]["stack_overflow"] == 0 and
+              doc["lost"]["unmatched_exit"] == 0, str(doc["lost"]))
+        names = ["bn_sqr_karatsuba", "bn_mul_karatsuba", "bn_sqr_n", "bn_mul_n"]
+        want, why = usercount(n, names)
+        if want is None:
+            skip("nested.recursion.exact", f"user-space counting build failed: {why}")
+        else:
+            got = {k: fs[k]["count"] // 3 for k in names if k in fs}
+            check("nested.recursion.exact", got == want and want["bn_sqr_karatsuba"] > 0,
+                  f"traced per read {got} != user space {want}")
+            sk = fs.get("bn_sqr_karatsuba", {})
+            check("nested.recursion.self_lt_total",
+                  sk.get("count", 0) and sk["self_ns"] < sk["total_ns"], str(sk)[:200])
+
+    # Command mode, pid filter, duration and interval.
+    cmd = ["--", "/usr/bin/python3", "-c", READER, "10"]
+    doc = run_json("modes.command", ["--no-discover"] + cmd)
+    if doc:
+        check("modes.command.count", funcs(doc)["fib_read"]["count"] == 10 and
+              doc["meta"]["mode"] == "command", str(funcs(doc)["fib_read"]["count"]))
+    doc = run_json("modes.pid", ["--no-discover", "-p", "1"] + cmd)
+    if doc:
+        check("modes.pid.filtered", funcs(doc)["fib_read"]["count"] == 0)
+    rc, out, err = run(["--no-discover", "-d", "1.2", "-i", "0.5"])
+    check("modes.interval", rc == 0 and out.count("fibtrace: kernel") >= 2,
+          f"exit {rc}, {out.count('fibtrace: kernel')} reports")
+    rc, out, err = run(["--no-discover", "--", "/bin/false"])
+    check("exit.child_failed", rc == 7, f"exit {rc}")
+
+    # Histograms: linear and sub-buckets keep sums equal to counts.
+    doc = run_json("hist.linear", ["--no-discover", "--linear", "0:200000:2000",
+                                   "--sweep", "0:30"])
+    if doc:
+        check("hist.linear.sums", doc["meta"]["hist"]["type"] == "linear" and hist_sums_ok(doc))
+    doc = run_json("hist.bits", ["--no-discover", "--hist-bits", "3", "--sweep", "0:30"])
+    if doc:
+        check("hist.bits.sums", hist_sums_ok(doc) and doc["meta"]["hist"]["sub_bits"] == 3)
+
+    # CSV and plots.
+    rc, out, err = run(["--csv", "--no-discover", "--sweep", "0:9"])
+    blocks = out.strip().split("\n\n")
+    check("csv.tables", rc == 0 and len(blocks) == 2 and len(blocks[1].splitlines()) == 11
+          and blocks[0].startswith("function,"), out[:300])
+    for ext in ("svg", "png"):
+        path = f"build/vm/fibtrace-test.{ext}"
+        if os.path.exists(path):
+            os.unlink(path)
+        rc, out, err = run(["--no-discover", "--sweep", "0:60:5", "--algo", ",".join(pick),
+                            "--plot", path])
+        ok = rc == 0 and os.path.exists(path) and os.path.getsize(path) > 1000
+        check(f"plot.{ext}", ok, f"exit {rc}: {err.strip()[-200:]}")
+
+    # Exit statuses (docs/fibtrace.md).
+    for name, args, want in (("usage.sweep", ["--sweep", "5:1"], 2),
+                             ("usage.bits", ["--hist-bits", "9"], 2),
+                             ("usage.flag", ["--no-such-flag"], 2),
+                             ("usage.algo", ["--sweep", "0:1", "--algo", "nope"], 2),
+                             ("unknown_func", ["--no-discover", "-f", "no_such_func_xyz"], 5)):
+        rc, out, err = run(args)
+        check(f"exit.{name}", rc == want, f"exit {rc}, want {want}: {err.strip()[-200:]}")
+    rc, out, err = run(["--no-discover", "-d", "1"],
+                       pre=["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            "--inh-caps=-all"])
+    check("exit.not_root", rc == 3, f"exit {rc}: {err.strip()[-200:]}")
+
+    # fibdrv not loaded -> 4 with a hint; --load loads it.
+    if subprocess.run(["rmmod", "fibdrv"]).returncode == 0:
+        try:
+            rc, out, err = run(["--no-discover", "--sweep", "0:1"])
+            check("exit.no_fibdrv", rc == 4 and "insmod" in err, f"exit {rc}: {err.strip()}")
+            rc, out, err = run(["--no-discover", "--load", KO, "--sweep", "0:3"])
+            check("load.insmod", rc == 0 and os.path.exists("/sys/module/fibdrv") and
+                  "count 4," in out, f"exit {rc}: {err.strip()[-200:]}")
+        finally:
+            if not os.path.exists("/sys/module/fibdrv"):
+                subprocess.run(["insmod", KO])
+    else:
+        skip("exit.no_fibdrv", "rmmod fibdrv failed")
+    gtest.exit()
+
+
+if __name__ == "__main__":
+    main()
