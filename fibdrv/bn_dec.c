@@ -155,7 +155,8 @@ static inline u64 bn_shifted_limb(const u64 *x, size_t xn, size_t j, unsigned in
 	return lo;
 }
 
-static int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
+static int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T,
+			       int exact)
 {
 	size_t off = dn - T, i;
 	int err;
@@ -170,10 +171,15 @@ static int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_
 	dv->v = dv->dh + T;
 	for (i = 0; i < T; i++)
 		dv->dh[i] = bn_shifted_limb(d, dn, off + i, dv->s);
-	err = bn_invert_approx(dv->v, dv->dh, T);
+	err = exact ? bn_invert(dv->v, dv->dh, T) : bn_invert_approx(dv->v, dv->dh, T);
 	if (err)
 		bn_divisor_release(dv);
 	return err;
+}
+
+static int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
+{
+	return bn_divisor_init_inv(dv, d, dn, T, 0);
 }
 
 /*
@@ -181,11 +187,14 @@ static int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_
  * floor(N_top * v / B^(T+1)) of the top of x << s by dh is off by a few
  * units at most; the exact remainder x - q d fixes it in both directions.
  */
+#define BN_DIVREM_MAX_FIXUPS 8
+
 static int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
 			  size_t xn)
 {
 	size_t dn = dv->dn, T = dv->T, off = dn - T;
 	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, psz, W, itch, i;
+	unsigned int fixups = 0;
 	u64 *mem, *N, *prod, *qe, *p, *R, *scr;
 
 	/* x < d B^dn: a limb of x << s past 2T limbs must be zero */
@@ -226,11 +235,21 @@ static int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64
 		psz = qsz + dn;
 		bn_sub(R, R, W, p, psz);
 	}
+	/*
+	 * The estimate is off by a few units at most; a larger error means the
+	 * approximate inverse was too coarse for this divisor (fuzz_bn found
+	 * sparse divisors that needed ~2^60 steps). Give up and let the caller
+	 * retry with the exact inverse instead of looping.
+	 */
 	while (R[W - 1] >> 63) {
+		if (++fixups > BN_DIVREM_MAX_FIXUPS)
+			goto retry;
 		bn_add(R, R, W, dv->d, dn);
 		bn_sub_1(qe, qe, qen, 1);
 	}
 	while (bn_cmp(R, W, dv->d, dn) >= 0) {
+		if (++fixups > BN_DIVREM_MAX_FIXUPS)
+			goto retry;
 		bn_sub(R, R, W, dv->d, dn);
 		bn_add_1(qe, qe, qen, 1);
 	}
@@ -238,6 +257,9 @@ static int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64
 	bn_copyi(r, R, dn);
 	bn_mem_free(mem);
 	return 0;
+retry:
+	bn_mem_free(mem);
+	return -EAGAIN;
 }
 
 noinline int bn_divrem(u64 *q, u64 *r, const u64 *x, size_t xn, const u64 *d, size_t dn)
@@ -262,7 +284,14 @@ noinline int bn_divrem(u64 *q, u64 *r, const u64 *x, size_t xn, const u64 *d, si
 		return err;
 	err = bn_divrem_with(&dv, q, r, x, xn);
 	bn_divisor_release(&dv);
-	return err;
+	if (err != -EAGAIN)
+		return err;
+	err = bn_divisor_init_inv(&dv, d, dn, T, 1);
+	if (err)
+		return err;
+	err = bn_divrem_with(&dv, q, r, x, xn);
+	bn_divisor_release(&dv);
+	return err == -EAGAIN ? -EIO : err;
 }
 
 /* ---- decimal: digits ------------------------------------------------------ */

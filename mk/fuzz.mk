@@ -3,6 +3,8 @@
 # tests/fuzz/corpus is the checked-in seed corpus (new inputs go to
 # build/fuzz/corpus); every file in tests/fuzz/regressions is replayed first.
 FUZZ_SECONDS ?= 60
+# A fixed seed keeps make test reproducible; FUZZ_SEED=0 lets libFuzzer pick.
+FUZZ_SEED ?= 1
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Isrc
 
@@ -18,7 +20,7 @@ fuzz: $(BUILD)/fuzz/fuzz_bn
 		then echo "PASS fuzz.regressions ($$(ls tests/fuzz/regressions | wc -l) inputs)"; \
 		else echo "FAIL fuzz.regressions: see $(BUILD)/fuzz/regressions.log"; exit 1; fi; \
 	else echo "SKIP fuzz.regressions: no regression inputs yet"; fi
-	@if $(BUILD)/fuzz/fuzz_bn -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=20 -print_final_stats=1 \
+	@if $(BUILD)/fuzz/fuzz_bn -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -max_len=4096 -timeout=20 -print_final_stats=1 \
 		-artifact_prefix=$(BUILD)/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus \
 		>$(BUILD)/fuzz/fuzz.log 2>&1; then \
 		echo "PASS fuzz.bn-vs-gmp ($(FUZZ_SECONDS) s, $$(grep -o 'stat::number_of_executed_units: [0-9]*' $(BUILD)/fuzz/fuzz.log | grep -o '[0-9]*$$' || grep -o '#[0-9]*' $(BUILD)/fuzz/fuzz.log | tail -n 1) runs)"; \
