@@ -674,11 +674,15 @@ static void print_memory(struct tracer *tr)
 			sscanf(line, "memlock: %llu", &memlock);
 		if (f)
 			fclose(f);
-		fprintf(stderr, "fibtrace: map %-10s %10llu bytes (max_entries %u)\n",
+		/* Kernels before 6.4 report no memlock for ring buffers. */
+		if (!memlock && bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF)
+			memlock = bpf_map__max_entries(map) + 2 * getpagesize();
+		fprintf(stderr, "fibtrace: map %-16s %10llu bytes (max_entries %u)\n",
 			bpf_map__name(map), memlock, bpf_map__max_entries(map));
 		total += memlock;
 	}
-	fprintf(stderr, "fibtrace: BPF maps total %llu KiB\n", total / 1024);
+	fprintf(stderr, "fibtrace: BPF maps total %llu KiB (task storage grows with traced tasks)\n",
+		total / 1024);
 }
 
 /* ---------- driving reads ---------- */

@@ -359,9 +359,14 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 		return 0;
 	}
 	if (*mod && strcmp(mod, "fibdrv")) {
+		/* fentry needs the module's BTF fd at load; only fibdrv's is kept. */
 		mbtf = btf__load_module_btf(mod, (struct btf *)vmlinux);
-		set_mode(t, vmlinux, mbtf, force_kprobe);
+		set_mode(t, vmlinux, mbtf, true);
 		btf__free(mbtf);
+		if (!force_kprobe)
+			ft_warn(run, "%s:%s traced with kprobe (fentry only for vmlinux and fibdrv)",
+				mod, func);
+		return 0;
 	} else {
 		set_mode(t, vmlinux, fib_btf, force_kprobe);
 	}
