@@ -8,6 +8,8 @@
 #   make vmtest KVER=R boot kernel R under QEMU and run the guest suite
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
 #   make bench         big-number library against GMP (bench/results/bn.json)
+#   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
+#   make fuzz          libFuzzer against GMP (FUZZ_SECONDS, default 60)
 #   make format        clang-format every C source
 SHELL := /bin/bash
 BUILD := build
@@ -30,7 +32,7 @@ KVER ?=
 # -Werror is for our own code only: libbpf/GMP headers are system headers.
 TOOL_LIBS := -lbpf -lelf -lz
 
-.PHONY: all deps module modules user vmtest test unit demo vmlinux-h bench clean format check-kver
+.PHONY: all deps module modules user vmtest test unit demo vmlinux-h bench bench-trace clean format check-kver
 
 all: user modules
 
@@ -102,6 +104,10 @@ demo: deps
 	@scripts/demo.sh
 
 bench: $(if $(BN_SRCS),bench-bn)
+
+# Tracing overhead per read in the guest (bench/results/trace.json).
+bench-trace: all
+	@scripts/bench-trace.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')
