@@ -31,6 +31,20 @@ static int fib_value_set_u64(struct fib_value *out, u64 n, u64 v)
 	return 0;
 }
 
+/* Copies F(n) = limbs[0..len) into out; the caller keeps its scratch. */
+static int fib_value_set_limbs(struct fib_value *out, u64 n, const u64 *limbs, size_t len)
+{
+	int err = bn_reserve(&out->num, len);
+
+	if (err)
+		return err;
+	bn_copyi(out->num.limbs, limbs, len);
+	out->num.size = len;
+	out->n = n;
+	out->has_num = 1;
+	return 0;
+}
+
 /* ---- 64-bit algorithms --------------------------------------------------- */
 
 noinline int fib_iter64(u64 n, struct fib_value *out)
@@ -174,13 +188,7 @@ noinline int fib_bn_iter(u64 n, struct fib_value *out)
 			return -EINTR;
 		}
 	}
-	err = bn_reserve(&out->num, lc);
-	if (!err) {
-		bn_copyi(out->num.limbs, cur, lc);
-		out->num.size = lc;
-		out->has_num = 1;
-		out->n = n;
-	}
+	err = fib_value_set_limbs(out, n, cur, lc);
 	bn_mem_free(mem);
 	return err;
 }
@@ -265,13 +273,7 @@ noinline int fib_bn_fdouble(u64 n, struct fib_value *out)
 			return -EINTR;
 		}
 	}
-	err = bn_reserve(&out->num, la);
-	if (!err) {
-		bn_copyi(out->num.limbs, a, la);
-		out->num.size = la;
-		out->has_num = 1;
-		out->n = n;
-	}
+	err = fib_value_set_limbs(out, n, a, la);
 	bn_mem_free(mem);
 	return err;
 }
