@@ -362,30 +362,6 @@ int BPF_KRETPROBE(kr_3)
 	return on_exit(FT_SLOT_COPY, 0);
 }
 
-SEC("ftfentry")
-int BPF_PROG(fe_4)
-{
-	return on_entry(FT_SLOT_COPY_TO_USER, 0, 0, 0);
-}
-
-SEC("ftfexit")
-int BPF_PROG(fx_4)
-{
-	return on_exit(FT_SLOT_COPY_TO_USER, 0);
-}
-
-SEC("kprobe")
-int BPF_KPROBE(kp_4)
-{
-	return on_entry(FT_SLOT_COPY_TO_USER, 0, 0, 0);
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(kr_4)
-{
-	return on_exit(FT_SLOT_COPY_TO_USER, 0);
-}
-
 /* Generic slots: no arguments needed. */
 #define SLOT(i)                                          \
 	SEC("ftfentry") int BPF_PROG(fe_##i)               \
@@ -405,7 +381,8 @@ int BPF_KRETPROBE(kr_4)
 		return on_exit(i, 0);                    \
 	}
 
-SLOT(1) SLOT(2) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9)
+/* slot 4 is _copy_to_user (FT_SLOT_COPY_TO_USER): on_entry keeps it to fib_read */
+SLOT(1) SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9)
 SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15) SLOT(16) SLOT(17)
 SLOT(18) SLOT(19) SLOT(20) SLOT(21) SLOT(22) SLOT(23) SLOT(24) SLOT(25)
 SLOT(26) SLOT(27) SLOT(28) SLOT(29) SLOT(30) SLOT(31) SLOT(32) SLOT(33)

@@ -207,20 +207,26 @@ static size_t fib_mul_school(u64 *r, const u64 *a, size_t an, const u64 *b, size
 	return bn_normalized_size(r, an + bn);
 }
 
+/* Orders two operands so that *an >= *bn, as the limb primitives want. */
+static void fib_longer_first(const u64 **a, size_t *an, const u64 **b, size_t *bn)
+{
+	const u64 *t = *a;
+	size_t tn = *an;
+
+	if (*an >= *bn)
+		return;
+	*a = *b;
+	*an = *bn;
+	*b = t;
+	*bn = tn;
+}
+
 /* r = a + b, any sizes; returns the size */
 static size_t fib_add(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
 {
 	u64 cy;
 
-	if (an < bn) {
-		const u64 *t = a;
-		size_t tn = an;
-
-		a = b;
-		an = bn;
-		b = t;
-		bn = tn;
-	}
+	fib_longer_first(&a, &an, &b, &bn);
 	cy = bn_add(r, a, an, b, bn);
 	if (cy)
 		r[an++] = cy;
@@ -324,15 +330,7 @@ static size_t fib_sq(const struct fib_sq_ops *o, u64 *r, const u64 *a, size_t an
 static size_t fib_mul(const struct fib_sq_ops *o, u64 *r, const u64 *a, size_t an,
 		      const u64 *b, size_t bn)
 {
-	if (an < bn) {
-		const u64 *t = a;
-		size_t tn = an;
-
-		a = b;
-		an = bn;
-		b = t;
-		bn = tn;
-	}
+	fib_longer_first(&a, &an, &b, &bn);
 	if (!bn)
 		return 0;
 	if (o->fast)
