@@ -27,6 +27,7 @@ const volatile __u32 hist_bits; /* log2 sub-bucket bits, 0..3 */
 const volatile __u64 lin_min; /* linear histogram when lin_step != 0 */
 const volatile __u64 lin_step;
 const volatile __u64 lin_buckets; /* buckets between min and max */
+const volatile __u64 ringbuf_wakeup_bytes = 1; /* wake user space from this fill */
 
 /* fibdrv's per-open state, relocated against the module's BTF. */
 struct fibdrv_file {
@@ -136,11 +137,15 @@ static __always_inline void account(__u32 slot, __u64 dur, __u64 self)
 
 	if (!fs)
 		return;
+	/*
+	 * Per-CPU values and programs that run with migration disabled: plain
+	 * adds suffice; a locked add costs more than the rest of the update.
+	 */
 	idx = hist_index(dur) & (FT_HIST_SLOTS - 1);
-	__sync_fetch_and_add(&fs->count, 1);
-	__sync_fetch_and_add(&fs->total_ns, dur);
-	__sync_fetch_and_add(&fs->self_ns, self);
-	__sync_fetch_and_add(&fs->hist[idx], 1);
+	fs->count++;
+	fs->total_ns += dur;
+	fs->self_ns += self;
+	fs->hist[idx]++;
 	if (!fs->min_ns || dur < fs->min_ns)
 		fs->min_ns = dur ? dur : 1; /* 0 means unset */
 	if (dur > fs->max_ns)
@@ -225,7 +230,14 @@ static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
 	r->ret = ret;
 	r->tid = (__u32)bpf_get_current_pid_tgid();
 	r->cpu = bpf_get_smp_processor_id();
-	bpf_ringbuf_submit(r, 0);
+	/*
+	 * A wakeup per record (an irq_work and a context switch to fibtrace)
+	 * costs more than tracing the read: user space drains the ring on a
+	 * timer and is woken only when it fills up.
+	 */
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&reads, BPF_RB_AVAIL_DATA) >= ringbuf_wakeup_bytes ?
+				      BPF_RB_FORCE_WAKEUP :
+				      BPF_RB_NO_WAKEUP);
 }
 
 static __noinline int on_exit(__u32 slot, __s64 ret)
@@ -252,14 +264,25 @@ static __noinline int on_exit(__u32 slot, __s64 ret)
 		st->depth = d - 1; /* an overflowed frame: already counted */
 		return 0;
 	}
-	/* The innermost frame of this slot; frames above it lost their exit. */
-	for (k = 0; k < FT_STACK_DEPTH; k++) {
-		if (k >= d)
-			break;
-		i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
-		if (st->stack[i].slot == slot) {
-			found = i;
-			break;
+	/*
+	 * The innermost frame of this slot; frames above it lost their exit.
+	 * Nearly always the top one: test it before searching.
+	 */
+	i = d - 1;
+	/* Keep the mask: the verifier needs it even where d <= 16 is known. */
+	asm volatile("" : "+r"(i));
+	i &= FT_STACK_DEPTH - 1;
+	if (st->stack[i].slot == slot) {
+		found = i;
+	} else {
+		for (k = 1; k < FT_STACK_DEPTH; k++) {
+			if (k >= d)
+				break;
+			i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
+			if (st->stack[i].slot == slot) {
+				found = i;
+				break;
+			}
 		}
 	}
 	if (found >= FT_STACK_DEPTH) {

@@ -31,10 +31,13 @@ command -v vng >/dev/null || { echo "vmtest: vng not found (make deps)" >&2; exi
 
 accel=(--disable-kvm)
 [ "${VM_ACCEL:-tcg}" = kvm ] && accel=()
+# VM_APPEND: extra kernel command line, e.g. "clocksource=tsc tsc=reliable".
+append=()
+for opt in ${VM_APPEND:-}; do append+=(--append "$opt"); done
 # The guest shares the host's root file system read-only; build/vm is the
 # one directory it may write back (test artefacts, plots).
 timeout --kill-after=15 "${VM_TIMEOUT:-1200}" \
-	vng -r "$image" "${accel[@]}" -m "${VM_MEM:-2G}" -p "${VM_CPUS:-2}" \
+	vng -r "$image" "${accel[@]}" "${append[@]}" -m "${VM_MEM:-2G}" -p "${VM_CPUS:-2}" \
 	--rwdir "$top/build/vm" -- "cd $top && $cmd" </dev/null 2>&1 | cat
 # Through a pipe: given a regular file as stdout, the VM's console reopens and
 # truncates it, losing what was printed before the boot.

@@ -481,6 +481,8 @@ static int tracer_setup(struct tracer *tr, struct ft_run *run, int *bad_slot)
 	}
 	bpf_map__set_max_entries(tr->skel->maps.stats, tg->count);
 	bpf_map__set_max_entries(tr->skel->maps.reads, ringbuf_size());
+	/* Records are drained every 100 ms at most; a wakeup only when half full. */
+	tr->skel->rodata->ringbuf_wakeup_bytes = ringbuf_size() / 2;
 
 	bpf_object__for_each_program(prog, tr->skel->obj)
 		bpf_program__set_autoload(prog, false);
@@ -958,6 +960,9 @@ int main(int argc, char **argv)
 			double t;
 
 			err = ring_buffer__poll(tr.rb, 100);
+			/* Records are submitted without wakeups: drain on the timer too. */
+			if (err >= 0 || err == -EINTR)
+				err = ring_buffer__consume(tr.rb);
 			if (err < 0 && err != -EINTR) {
 				fprintf(stderr, "fibtrace: ring buffer poll: %s\n", strerror(-err));
 				ret = FT_EXIT_ERROR;
