@@ -69,8 +69,8 @@ static const char doc[] =
 	"  fibtrace -- CMD ARGS                   trace while CMD runs\n"
 	"  fibtrace [-d SECONDS] [-i SECONDS]     trace until Ctrl-C\n"
 	"\vExit status: 0 ok, 1 runtime error, 2 bad usage, 3 not root / no CAP_BPF, "
-	"4 fibdrv not loaded (or unloaded while tracing), 5 unknown function, 6 kernel BTF missing, "
-	"7 the traced command failed. See docs/fibtrace.md.";
+	"4 fibdrv not loaded (or unloaded while tracing), 5 unknown function, "
+	"6 kernel BTF missing, 7 the traced command failed. See docs/fibtrace.md.";
 static const char args_doc[] = "[-- CMD ARGS...]";
 
 enum {
@@ -109,7 +109,7 @@ static const struct argp_option options[] = {
 	{ "plot", OPT_PLOT, "FILE", 0, "Plot latency versus n and the breakdown (.svg or .png)", 4 },
 	{ "load", OPT_LOAD, "PATH", 0, "insmod fibdrv from PATH if it is not loaded", 5 },
 	{ "device", OPT_DEVICE, "PATH", 0, "Device (default /dev/fibonacci)", 5 },
-	{ "ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0, "Per-read ring buffer size (power of two >= page size; default from the sweep)", 5 },
+	{ "ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0, "Per-read ring buffer (power of two >= a page)", 5 },
 	{ "verbose", 'v', NULL, 0, "libbpf messages, memory use", 5 },
 	{},
 };
@@ -217,9 +217,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.device = arg;
 		break;
 	case OPT_RINGBUF_SIZE:
-		if (parse_u64(arg, &v) || v < (uint64_t)getpagesize() || v > (1u << 30) || (v & (v - 1)))
-			argp_error(state, "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)", arg,
-				   getpagesize(), 1u << 30);
+		if (parse_u64(arg, &v) || v < (uint64_t)getpagesize() || v > (1u << 30) ||
+		    (v & (v - 1)))
+			argp_error(state, "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)",
+				   arg, getpagesize(), 1u << 30);
 		env.ringbuf_bytes = v;
 		break;
 	case 'v':
@@ -1002,8 +1003,9 @@ int main(int argc, char **argv)
 				}
 			}
 			if (fibdrv_instance() != traced_fibdrv) {
-				ft_warn(&run, "fibdrv was unloaded while tracing: its probes are gone; "
-					      "reporting what was gathered");
+				ft_warn(&run,
+					"fibdrv was unloaded while tracing: its probes are gone; "
+					"reporting what was gathered");
 				ret = FT_EXIT_NO_FIBDRV;
 				break;
 			}

@@ -212,7 +212,8 @@ static int run_shared(void)
 			while (now() < deadline) {
 				/* Switch the shared file's algorithm under the other readers. */
 				if (algo_count > 1 && next_random(&state) % 4 == 0)
-					bad |= select_algo(fd, algos[next_random(&state) % algo_count]);
+					bad |= select_algo(fd,
+							   algos[next_random(&state) % algo_count]);
 				bad |= read_and_verify(fd, next_random(&state) % (max_n + 1), got, want);
 			}
 			_exit(bad ? 1 : 0);
