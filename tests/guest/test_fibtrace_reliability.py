@@ -109,8 +109,10 @@ def test_signal_wait(sig, mode, reads):
     args = ["--no-discover", "--no-hist"] + (["--kprobe"] if mode == "kprobe" else [])
     proc, err = start(args)
     client_reads(reads)
+    sent = time.monotonic()
     proc.send_signal(sig)
     rc, out, err = finish(proc, err)
+    print(f"# {name}: report printed and detached {time.monotonic() - sent:.2f} s after the signal")
     check(f"{name}.exit0", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
     got = text_count(out)
     check(f"{name}.count", got == reads, f"fib_read count {got} != {reads} reads issued")
@@ -214,11 +216,14 @@ def test_rmmod_kprobe():
     client_reads(11)
     try:
         out = subprocess.run(["rmmod", "fibdrv"], capture_output=True, text=True, timeout=60)
+        removed = time.monotonic()
         unloaded = out.returncode == 0
         check("rmmod.kprobe.allowed", unloaded, f"rmmod exit {out.returncode}: {out.stderr}")
         if not unloaded:
             proc.send_signal(signal.SIGINT)
         rc, out, err = finish(proc, err, timeout=30)
+        print(f"# rmmod while kprobe-attached: fibtrace exited {rc} "
+              f"{time.monotonic() - removed:.2f} s after rmmod returned")
     finally:
         if not os.path.exists("/sys/module/fibdrv"):
             subprocess.run(["insmod", KO], timeout=60)
