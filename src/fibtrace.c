@@ -46,6 +46,7 @@ static struct env {
 	const char *funcs, *plot, *load, *device, *algo_list;
 	struct u64_range range;
 	unsigned int repeat;
+	__u32 ringbuf_bytes;
 	int cpu;
 	unsigned int pid;
 	double duration, interval;
@@ -68,8 +69,8 @@ static const char doc[] =
 	"  fibtrace -- CMD ARGS                   trace while CMD runs\n"
 	"  fibtrace [-d SECONDS] [-i SECONDS]     trace until Ctrl-C\n"
 	"\vExit status: 0 ok, 1 runtime error, 2 bad usage, 3 not root / no CAP_BPF, "
-	"4 fibdrv not loaded, 5 unknown function, 6 kernel BTF missing, "
-	"7 the traced command failed. See docs/fibtrace.md.";
+	"4 fibdrv not loaded (or unloaded while tracing), 5 unknown function, "
+	"6 kernel BTF missing, 7 the traced command failed. See docs/fibtrace.md.";
 static const char args_doc[] = "[-- CMD ARGS...]";
 
 enum {
@@ -84,6 +85,7 @@ enum {
 	OPT_CSV,
 	OPT_KPROBE,
 	OPT_REPEAT,
+	OPT_RINGBUF_SIZE,
 };
 
 static const struct argp_option options[] = {
@@ -107,6 +109,7 @@ static const struct argp_option options[] = {
 	{ "plot", OPT_PLOT, "FILE", 0, "Plot latency versus n and the breakdown (.svg or .png)", 4 },
 	{ "load", OPT_LOAD, "PATH", 0, "insmod fibdrv from PATH if it is not loaded", 5 },
 	{ "device", OPT_DEVICE, "PATH", 0, "Device (default /dev/fibonacci)", 5 },
+	{ "ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0, "Per-read ring buffer (power of two >= a page)", 5 },
 	{ "verbose", 'v', NULL, 0, "libbpf messages, memory use", 5 },
 	{},
 };
@@ -212,6 +215,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_DEVICE:
 		env.device = arg;
+		break;
+	case OPT_RINGBUF_SIZE:
+		if (parse_u64(arg, &v) || v < (uint64_t)getpagesize() || v > (1u << 30) ||
+		    (v & (v - 1)))
+			argp_error(state, "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)",
+				   arg, getpagesize(), 1u << 30);
+		env.ringbuf_bytes = v;
 		break;
 	case 'v':
 		env.verbose = true;
@@ -444,6 +454,8 @@ static __u32 ringbuf_size(void)
 {
 	__u64 want = 1 << 22, reads;
 
+	if (env.ringbuf_bytes)
+		return env.ringbuf_bytes;
 	if (env.sweep) {
 		/* Room for a whole sweep round; it is drained while driving. */
 		reads = u64_range_count(&env.range);
@@ -687,6 +699,18 @@ static void print_memory(struct tracer *tr)
 		total / 1024);
 }
 
+/*
+ * kprobes do not pin fibdrv (fentry trampolines do): rmmod may succeed while
+ * tracing, and the probes then die with the module. The sysfs directory's
+ * inode tells the traced instance from a new one loaded after it.
+ */
+static ino_t fibdrv_instance(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/fibdrv", &st) ? 0 : st.st_ino;
+}
+
 /* ---------- driving reads ---------- */
 
 static int pin_and_lock(struct ft_run *run)
@@ -859,6 +883,7 @@ int main(int argc, char **argv)
 	struct utsname uts;
 	double t0, next_report = 0;
 	pid_t child = -1;
+	ino_t traced_fibdrv;
 
 	argp_err_exit_status = FT_EXIT_USAGE;
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
@@ -919,6 +944,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
+	traced_fibdrv = fibdrv_instance();
 	t0 = now_s();
 
 	if (env.sweep) {
@@ -980,6 +1006,13 @@ int main(int argc, char **argv)
 					}
 					break;
 				}
+			}
+			if (fibdrv_instance() != traced_fibdrv) {
+				ft_warn(&run,
+					"fibdrv was unloaded while tracing: its probes are gone; "
+					"reporting what was gathered");
+				ret = FT_EXIT_NO_FIBDRV;
+				break;
 			}
 			t = now_s();
 			if (env.duration && t - t0 >= env.duration)

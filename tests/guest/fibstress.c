@@ -8,7 +8,8 @@
  *                                             LIMIT) per open, pread() verified
  *   fibstress churn SECONDS                   open/read/close racing threads
  *   fibstress reads COUNT ALGO N              COUNT reads of F(N), verified once
- *   fibstress shared SECONDS MAX_N ALGO       forked processes sharing one fd
+ *   fibstress shared SECONDS MAX_N ALGO...    forked processes sharing one fd,
+ *                                             switching its algorithm at random
  *
  * Prints "fibstress: <reads> reads, <mismatches> mismatches, <errors> errors"
  * and exits 1 on any
@@ -175,7 +176,23 @@ static int run_threads(void *(*fn)(void *))
 	return 0;
 }
 
-/* Forked processes share one descriptor (and so its algorithm and format). */
+static int select_algo(int fd, const char *spec)
+{
+	struct fibdrv_algo_sel sel = {};
+
+	snprintf(sel.name, sizeof(sel.name), "%.*s", (int)strcspn(spec, ":"), spec);
+	if (!ioctl(fd, FIBDRV_IOC_SET_ALGO, &sel))
+		return 0;
+	fprintf(stderr, "fibstress: select %s: %s\n", sel.name, strerror(errno));
+	atomic_fetch_add(&counts->errors, 1);
+	return -1;
+}
+
+/*
+ * Forked processes share one descriptor, and so its algorithm and format;
+ * with several ALGOs they switch its algorithm at random while the others
+ * read (n <= MAX_N must be within every ALGO's cap).
+ */
 static int run_shared(void)
 {
 	int fd = open_device(algos[0]);
@@ -192,8 +209,13 @@ static int run_shared(void)
 			int bad = 0;
 
 			mpz_inits(got, want, NULL);
-			while (now() < deadline)
+			while (now() < deadline) {
+				/* Switch the shared file's algorithm under the other readers. */
+				if (algo_count > 1 && next_random(&state) % 4 == 0)
+					bad |= select_algo(fd,
+							   algos[next_random(&state) % algo_count]);
 				bad |= read_and_verify(fd, next_random(&state) % (max_n + 1), got, want);
+			}
 			_exit(bad ? 1 : 0);
 		}
 		if (pid < 0)

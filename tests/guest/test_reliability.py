@@ -4,7 +4,11 @@
 Runs in the guest with fibdrv loaded (tests/guest/run.sh), after
 test_fibdrv.py. Values are verified against GMP by build/tests/fibstress.
 """
+import ctypes
+import errno
+import fcntl
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +19,38 @@ import gtest  # noqa: E402
 from gtest import check  # noqa: E402
 
 STRESS = "build/tests/fibstress"
+ALGO_NAME_MAX = 32
+FORMAT_BIN = 1
+
+
+def _ioc(direction, nr, size):
+    return (direction << 30) | (size << 16) | (ord("f") << 8) | nr
+
+
+IOC_SET_ALGO = _ioc(1, 1, ALGO_NAME_MAX)
+IOC_GET_ALGO = _ioc(2, 2, ALGO_NAME_MAX)
+IOC_SET_FORMAT = _ioc(0, 3, 0)
+IOC_RESULT_SIZE = _ioc(2, 4, 8)
+libc = ctypes.CDLL(None, use_errno=True)
+libc.lseek.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int]
+libc.lseek.restype = ctypes.c_int64
+libc.write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+libc.write.restype = ctypes.c_ssize_t
+libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+libc.ioctl.restype = ctypes.c_int
+
+
+def libc_lseek(fd, offset, whence):
+    """lseek without Python's range checks on whence."""
+    ctypes.set_errno(0)
+    if libc.lseek(fd, offset, whence) < 0:
+        raise OSError(ctypes.get_errno(), "lseek")
+
+
+def raw_call(fn, *args):
+    ctypes.set_errno(0)
+    ret = fn(*args)
+    return ret, ctypes.get_errno()
 
 
 def run(args, timeout=300):
@@ -29,8 +65,11 @@ def test_threads(algos):
     print(f"# threads: {out.stdout.strip()}")
 
 
-def test_shared_descriptor():
-    out = run([STRESS, "shared", "5", "5000", "bn-fdouble-karatsuba"])
+def test_shared_descriptor(algos):
+    """Forked readers share one descriptor and switch its algorithm at random
+    while the others read (every algorithm whose cap is at least 5000)."""
+    names = [name for name, limit in algos if limit >= 5000]
+    out = run([STRESS, "shared", "5", "5000", *names])
     check("stress.forked-shared-fd", out.returncode == 0, (out.stdout + out.stderr).strip()[-300:])
     print(f"# shared: {out.stdout.strip()}")
 
@@ -83,6 +122,116 @@ def test_fatal_signal(algos, max_n):
           f"returncode {proc.returncode}, exited {latency:.2f}s after SIGKILL")
 
 
+def test_fatal_signal_at_max_n(sig, max_n):
+    """A read of F(max_n) with the default algorithm, killed one second in by
+    a fatal signal (SIGTERM with its default action is fatal too): the process
+    dies of that signal and the kernel logs no lockup or hung task."""
+    name = f"signal.max_n.{signal.Signals(sig).name}"
+    subprocess.run(["dmesg", "-c"], capture_output=True)
+    code = ("import os; fd = os.open('/dev/fibonacci', os.O_RDONLY); "
+            f"os.pread(fd, {max_n // 4 + 64}, {max_n})")
+    proc = subprocess.Popen(["/usr/bin/python3", "-c", code])
+    time.sleep(1.0)
+    if proc.poll() is not None:
+        gtest.skip(name, f"F({max_n}) took under 1 s, nothing to interrupt")
+        return
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    proc.wait(timeout=120)
+    latency = time.monotonic() - sent
+    print(f"# {name}: F({max_n}) read ended {latency * 1000:.0f} ms after the signal")
+    log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    bad = [line for line in log.splitlines()
+           if re.search(r"soft lockup|blocked for more than|hung_task|BUG|WARNING", line)]
+    check(name, proc.returncode == -sig and not bad,
+          f"returncode {proc.returncode}; kernel log: {bad[:2]}")
+
+
+def errno_of(fn):
+    try:
+        fn()
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def current_algo(fd):
+    buf = bytearray(ALGO_NAME_MAX)
+    fcntl.ioctl(fd, IOC_GET_ALGO, buf)
+    return buf.split(b"\0")[0].decode()
+
+
+def test_bad_input_changes_nothing(algos, max_n):
+    """Every bad lseek, pread, write and ioctl fails with its documented errno
+    and leaves the position, the algorithm and the format as they were
+    (test_fibdrv.py checks the read sizes and user buffers)."""
+    fd = os.open("/dev/fibonacci", os.O_RDWR)
+    big, small = (1 << 63) - 1, -(1 << 63)
+    lseeks = {
+        "set-huge": (big, os.SEEK_SET), "set-min": (small, os.SEEK_SET),
+        "set-max_n+1": (max_n + 1, os.SEEK_SET), "cur-huge": (big, os.SEEK_CUR),
+        "cur-min": (small, os.SEEK_CUR), "cur-past-max_n": (max_n, os.SEEK_CUR),
+        "cur-below-0": (-8, os.SEEK_CUR), "end-1": (1, os.SEEK_END),
+        "end-huge": (big, os.SEEK_END), "end-min": (small, os.SEEK_END),
+        "end-below-0": (-max_n - 1, os.SEEK_END), "whence-3": (0, 3), "whence-4": (0, 4),
+        "whence-99": (0, 99),
+    }
+    for case, (offset, whence) in lseeks.items():
+        os.lseek(fd, 7, os.SEEK_SET)
+        got = errno_of(lambda: libc_lseek(fd, offset, whence))
+        pos = os.lseek(fd, 0, os.SEEK_CUR)
+        check(f"bad.lseek.{case}.EINVAL", got == errno.EINVAL and pos == 7,
+              f"errno {got}, position {pos} (was 7)")
+    got = errno_of(lambda: os.pread(fd, 64, max_n + 1))
+    check("bad.pread-above-max_n.EINVAL", got == errno.EINVAL, f"errno {got}")
+    got = errno_of(lambda: os.pread(fd, 64, -1))
+    check("bad.pread-negative.EINVAL", got == errno.EINVAL, f"errno {got}")
+
+    os.write(fd, b"bn-iter")
+    fcntl.ioctl(fd, IOC_SET_FORMAT, FORMAT_BIN)
+    longest = max(len(name) for name, _ in algos)
+    writes = {
+        "unknown": (b"no-such-algo", errno.EINVAL),
+        "31-bytes": (b"x" * (ALGO_NAME_MAX - 1), errno.EINVAL),
+        "32-bytes": (b"x" * ALGO_NAME_MAX, errno.ENAMETOOLONG),
+        "name-plus-garbage": (b"bn-iter" + b"x" * (ALGO_NAME_MAX - 8), errno.EINVAL),
+        "two-newlines": (b"iter64\n\n", errno.EINVAL),
+        "empty": (b"", errno.EINVAL),
+    }
+    for case, (data, want) in writes.items():
+        got = errno_of(lambda: os.write(fd, data))
+        check(f"bad.write.{case}", got == want and current_algo(fd) == "bn-iter",
+              f"errno {got} want {want}, algorithm now {current_algo(fd)}")
+    ret, err = raw_call(libc.write, fd, None, 6)
+    check("bad.write.null-buffer.EFAULT", (ret, err) == (-1, errno.EFAULT) and
+          current_algo(fd) == "bn-iter", f"ret {ret} errno {err}")
+    ret, err = raw_call(libc.ioctl, fd, IOC_SET_ALGO, None)
+    check("bad.ioctl.set-algo-null.EFAULT", (ret, err) == (-1, errno.EFAULT) and
+          current_algo(fd) == "bn-iter", f"ret {ret} errno {err}")
+    unterminated = b"bn-iter" + b"y" * (ALGO_NAME_MAX - 7)
+    got = errno_of(lambda: fcntl.ioctl(fd, IOC_SET_ALGO, unterminated))
+    check("bad.ioctl.set-algo-unterminated.EINVAL", got == errno.EINVAL and
+          current_algo(fd) == "bn-iter", f"errno {got}")
+    for case, request in (("get-algo", IOC_GET_ALGO), ("result-size", IOC_RESULT_SIZE)):
+        ret, err = raw_call(libc.ioctl, fd, request, 0x10)
+        check(f"bad.ioctl.{case}-unmapped.EFAULT", (ret, err) == (-1, errno.EFAULT),
+              f"ret {ret} errno {err}")
+    for case, request in (("set-format-2", 2), ("set-format-huge", (1 << 64) - 1)):
+        ret, err = raw_call(libc.ioctl, fd, IOC_SET_FORMAT, request)
+        check(f"bad.ioctl.{case}.EINVAL", (ret, err) == (-1, errno.EINVAL), f"ret {ret} errno {err}")
+    cap = dict(algos)["bn-iter"]
+    if cap < max_n:
+        os.lseek(fd, cap + 1, os.SEEK_SET)
+        got = errno_of(lambda: fcntl.ioctl(fd, IOC_RESULT_SIZE, bytearray(8)))
+        check("bad.ioctl.result-size-above-cap.E2BIG", got == errno.E2BIG, f"errno {got}")
+    # After all of that: still bn-iter, binary, and reads are right.
+    value = int.from_bytes(os.pread(fd, 64, 100), "little")
+    check("bad.state-unchanged", current_algo(fd) == "bn-iter" and value == gtest.fib(100),
+          f"algorithm {current_algo(fd)}, F(100) read as {value}")
+    assert longest < ALGO_NAME_MAX
+    os.close(fd)
+
+
 def kernel_memory_kib():
     fields = {}
     for line in open("/proc/meminfo"):
@@ -119,11 +268,14 @@ def test_no_leak(algos):
 def main():
     algos = gtest.algorithms()
     max_n = int(open("/sys/module/fibdrv/parameters/max_n").read())
+    test_bad_input_changes_nothing(algos, max_n)
     test_threads(algos)
-    test_shared_descriptor()
+    test_shared_descriptor(algos)
     test_open_close_race()
     test_rmmod_while_open()
     test_fatal_signal(algos, max_n)
+    for sig in (signal.SIGKILL, signal.SIGTERM):
+        test_fatal_signal_at_max_n(sig, max_n)
     test_no_leak(algos)
 
 

@@ -1,0 +1,332 @@
+#!/usr/bin/python3
+"""fibtrace under faults: signals, SIGKILL cleanup, rmmod while attached (fentry
+and kprobe), a ring buffer too small for the reads, bad options.
+
+Runs as root with fibdrv loaded (tests/guest/run.sh) and leaves it loaded.
+The exit statuses 2 (bad flags, unknown algorithm), 3 (as nobody), 4 (fibdrv
+not loaded) and 5 (unknown function, fentry) are checked by
+test_fibtrace_modes.py; this file adds what happens while tracing.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gtest  # noqa: E402
+from gtest import check, skip  # noqa: E402
+
+FIBTRACE = os.path.abspath("build/fibtrace")
+KO = f"build/{os.uname().release}/fibdrv.ko"
+PROG_NAME = re.compile(r"^(fe|fx|kp|kr)_\d+$")
+MAP_NAMES = {"stats", "lost", "reads", "tasks"}
+READ_PATH = {"fib_read", "fibdrv_compute", "fibdrv_format", "fibdrv_copy"}
+
+
+def client_reads(count):
+    """Issue exactly count reads of F(0..count-1) from this process."""
+    fd = os.open("/dev/fibonacci", os.O_RDONLY)
+    for n in range(count):
+        os.pread(fd, 64, n)
+    os.close(fd)
+
+
+def start(args):
+    """Start fibtrace in wait mode (text output) and return it once it says
+    it is tracing (probes attached)."""
+    proc = subprocess.Popen([FIBTRACE] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    err = []
+    for line in proc.stderr:
+        err.append(line)
+        if "Hit Ctrl-C" in line:
+            return proc, err
+    proc.wait(timeout=30)
+    raise RuntimeError(f"fibtrace exited {proc.returncode} before tracing: {''.join(err)}")
+
+
+def finish(proc, err, timeout=60):
+    """Wait for fibtrace; a hang is a failure (TimeoutExpired), not a stall."""
+    out, rest = proc.communicate(timeout=timeout)
+    return proc.returncode, out, "".join(err) + rest
+
+
+def text_count(out, name="fib_read"):
+    """count of one function in the text report's table."""
+    m = re.search(rf"^{name} +\w+ +(\d+) ", out, re.M)
+    return int(m.group(1)) if m else None
+
+
+def text_records(out):
+    """(per-read records kept, lost.ringbuf) from the text report."""
+    kept = re.search(r"from (\d+) read records", out)
+    lost = re.search(r"^lost:.* ringbuf (\d+)", out, re.M)
+    return (int(kept.group(1)) if kept else 0), (int(lost.group(1)) if lost else None)
+
+
+def bpftool_json(*args):
+    p = subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True, timeout=60)
+    return json.loads(p.stdout or "[]") if p.returncode == 0 else None
+
+
+def leftovers(pid):
+    """What fibtrace (pid) may have left attached: its programs by name, its
+    maps by name, perf events (kprobes) of its pid, kprobes on the read path."""
+    found = []
+    progs = bpftool_json("prog", "show") or []
+    found += [f"prog {p['name']}" for p in progs if PROG_NAME.match(p.get("name", ""))]
+    maps = bpftool_json("map", "show") or []
+    found += [f"map {m['name']}" for m in maps
+              if m.get("name") in MAP_NAMES or m.get("name", "").startswith("fibtrac")]
+    perf = bpftool_json("perf") or []
+    found += [f"perf {e.get('func')}" for e in perf if e.get("pid") == pid]
+    for path in ("/sys/kernel/debug/kprobes/list", "/sys/kernel/tracing/kprobe_events"):
+        if os.path.exists(path):
+            with open(path) as f:
+                found += [f"{os.path.basename(path)}: {line.strip()}" for line in f
+                          if any(fn in line for fn in READ_PATH)]
+    return found
+
+
+def wait_clean(pid, seconds=5.0):
+    """The kernel releases links, programs and maps after the last fd closes,
+    partly deferred (RCU, workqueues): poll a few seconds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = leftovers(pid)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.25)
+
+
+def test_signal_wait(sig, mode, reads):
+    """SIGINT / SIGTERM in wait mode: the report of exactly the reads issued,
+    exit 0, everything detached."""
+    name = f"signal.wait.{mode}.{signal.Signals(sig).name}"
+    args = ["--no-discover", "--no-hist"] + (["--kprobe"] if mode == "kprobe" else [])
+    proc, err = start(args)
+    client_reads(reads)
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    rc, out, err = finish(proc, err)
+    print(f"# {name}: report printed and detached {time.monotonic() - sent:.2f} s after the signal")
+    check(f"{name}.exit0", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
+    got = text_count(out)
+    check(f"{name}.count", got == reads, f"fib_read count {got} != {reads} reads issued")
+    kept, lost = text_records(out)
+    check(f"{name}.records", lost is not None and kept + lost == reads,
+          f"records {kept} + lost.ringbuf {lost} != {reads}")
+    left = wait_clean(proc.pid)
+    check(f"{name}.detached", not left, "; ".join(left[:5]))
+
+
+def test_signal_sweep(sig, mode):
+    """A signal during --sweep stops the sweep after the current read; the
+    report covers exactly the reads issued so far."""
+    name = f"signal.sweep.{mode}.{signal.Signals(sig).name}"
+    cmd = [FIBTRACE, "--json", "--no-discover", "--sweep", "0:100000:50"]
+    cmd += ["--kprobe"] if mode == "kprobe" else []
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The sweep has begun when fibtrace holds the device open.
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            fds = os.listdir(f"/proc/{proc.pid}/fd")
+            if any(os.readlink(f"/proc/{proc.pid}/fd/{fd}") == "/dev/fibonacci" for fd in fds):
+                break
+        except OSError:
+            pass
+        time.sleep(0.05)
+    time.sleep(0.5)
+    if proc.poll() is not None:
+        check(f"{name}.running", False, f"fibtrace ended before the signal: {proc.returncode}")
+        return
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    check(f"{name}.exit0", proc.returncode == 0, f"exit {proc.returncode}: {err.strip()[-300:]}")
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(f"{name}.json", False, str(e))
+        return
+    issued = doc["meta"]["sweep"]["reads_issued"]
+    fr = {f["name"]: f for f in doc["functions"]}["fib_read"]["count"]
+    kept = sum(r["count"] for r in doc["per_n"])
+    check(f"{name}.partial", 0 < issued < 2001, f"reads_issued {issued} of 2001")
+    check(f"{name}.count", fr == issued, f"fib_read count {fr} != reads issued {issued}")
+    check(f"{name}.records", kept + doc["lost"]["ringbuf"] == issued,
+          f"records {kept} + lost.ringbuf {doc['lost']['ringbuf']} != {issued}")
+    left = wait_clean(proc.pid)
+    check(f"{name}.detached", not left, "; ".join(left[:5]))
+
+
+def test_sigkill(mode):
+    """After SIGKILL nothing of fibtrace stays attached, and reads after the
+    kill run no program of it (none exists)."""
+    name = f"sigkill.{mode}"
+    args = ["--no-discover"] + (["--kprobe"] if mode == "kprobe" else [])
+    proc, err = start(args)
+    attached = leftovers(proc.pid)
+    check(f"{name}.attached-before", any(x.startswith("prog ") for x in attached),
+          "no fe_/kp_ program seen while tracing: the check below would prove nothing")
+    client_reads(5)
+    proc.kill()
+    proc.communicate(timeout=30)
+    left = wait_clean(proc.pid)
+    client_reads(5)
+    left += [x for x in leftovers(proc.pid) if x not in left]
+    check(f"{name}.nothing-attached", not left, "; ".join(left[:5]))
+
+
+def refcnt():
+    with open("/sys/module/fibdrv/refcnt") as f:
+        return int(f.read())
+
+
+def test_rmmod_fentry():
+    """fentry/fexit trampolines on fibdrv's functions hold a module reference:
+    rmmod fails with "in use" and tracing goes on."""
+    before = refcnt()
+    proc, err = start(["--no-discover", "--no-hist"])
+    held = refcnt()
+    out = subprocess.run(["rmmod", "fibdrv"], capture_output=True, text=True, timeout=60)
+    print(f"# rmmod while fentry-attached: refcnt {before} -> {held}, rmmod exit "
+          f"{out.returncode}: {out.stderr.strip()}")
+    check("rmmod.fentry.refused", out.returncode != 0 and "in use" in out.stderr and
+          os.path.exists("/sys/module/fibdrv"), f"rmmod exit {out.returncode}: {out.stderr}")
+    client_reads(9)
+    proc.send_signal(signal.SIGINT)
+    rc, out, err = finish(proc, err)
+    check("rmmod.fentry.tracing-goes-on", rc == 0 and text_count(out) == 9,
+          f"exit {rc}, fib_read count {text_count(out)} != 9")
+    deadline = time.monotonic() + 5
+    while refcnt() != before and time.monotonic() < deadline:
+        time.sleep(0.25)
+    check("rmmod.fentry.reference-dropped", refcnt() == before,
+          f"refcnt {refcnt()} after exit, {before} before")
+
+
+def test_rmmod_kprobe():
+    """kprobes do not pin fibdrv: rmmod succeeds, fibtrace notices within its
+    poll interval, reports what it gathered and exits 4."""
+    proc, err = start(["--no-discover", "--no-hist", "--kprobe"])
+    client_reads(11)
+    try:
+        out = subprocess.run(["rmmod", "fibdrv"], capture_output=True, text=True, timeout=60)
+        removed = time.monotonic()
+        unloaded = out.returncode == 0
+        check("rmmod.kprobe.allowed", unloaded, f"rmmod exit {out.returncode}: {out.stderr}")
+        if not unloaded:
+            proc.send_signal(signal.SIGINT)
+        rc, out, err = finish(proc, err, timeout=30)
+        print(f"# rmmod while kprobe-attached: fibtrace exited {rc} "
+              f"{time.monotonic() - removed:.2f} s after rmmod returned")
+    finally:
+        if not os.path.exists("/sys/module/fibdrv"):
+            subprocess.run(["insmod", KO], timeout=60)
+    if not unloaded:
+        return
+    check("rmmod.kprobe.exit4", rc == 4, f"exit {rc}: {err.strip()[-300:]}")
+    check("rmmod.kprobe.message", "fibdrv was unloaded while tracing" in err, err.strip()[-300:])
+    check("rmmod.kprobe.report", text_count(out) == 11,
+          f"fib_read count {text_count(out)} != 11 reads before rmmod")
+    left = wait_clean(proc.pid)
+    check("rmmod.kprobe.detached", not left, "; ".join(left[:5]))
+    fd = os.open("/dev/fibonacci", os.O_RDONLY)
+    value = os.pread(fd, 64, 10)
+    os.close(fd)
+    check("rmmod.kprobe.reloaded", value == b"55", f"F(10) read {value!r} after insmod")
+
+
+def test_rmmod_insmod_between_polls():
+    """A reload between two polls is a different fibdrv: the probes died with
+    the old one, so fibtrace stops the same way."""
+    proc, err = start(["--no-discover", "--no-hist", "--kprobe"])
+    client_reads(3)
+    try:
+        subprocess.run(["sh", "-c", f"rmmod fibdrv && insmod {KO}"], timeout=60)
+        rc, out, err = finish(proc, err, timeout=30)
+    finally:
+        if not os.path.exists("/sys/module/fibdrv"):
+            subprocess.run(["insmod", KO], timeout=60)
+    check("rmmod.kprobe.reload.exit4", rc == 4 and text_count(out) == 3,
+          f"exit {rc}, fib_read count {text_count(out)}: {err.strip()[-200:]}")
+
+
+def run_json(name, args, timeout=300):
+    p = subprocess.run([FIBTRACE, "--json"] + args, capture_output=True, text=True,
+                       timeout=timeout)
+    if not check(f"{name}.exit0", p.returncode == 0, f"exit {p.returncode}: {p.stderr[-300:]}"):
+        return None
+    return json.loads(p.stdout)
+
+
+def test_ringbuf_full():
+    """A 4 KiB ring buffer holds ~42 records: the sweep drains it every 64
+    reads, so records are dropped, and every one is counted in lost.ringbuf."""
+    reads = 2001
+    doc = run_json("ringbuf.sweep", ["--no-discover", "--ringbuf-size", "4096",
+                                     "--sweep", f"0:{reads - 1}"])
+    if doc:
+        fr = {f["name"]: f for f in doc["functions"]}["fib_read"]["count"]
+        kept, lost = sum(r["count"] for r in doc["per_n"]), doc["lost"]["ringbuf"]
+        print(f"# ringbuf 4096 sweep: {reads} reads, {kept} records kept, {lost} lost")
+        check("ringbuf.sweep.count", fr == reads == doc["meta"]["sweep"]["reads_issued"],
+              f"fib_read {fr}, issued {doc['meta']['sweep']['reads_issued']}, want {reads}")
+        check("ringbuf.sweep.loss-counted", lost > 0 and kept + lost == reads,
+              f"kept {kept} + lost {lost} != {reads}")
+    doc = run_json("ringbuf.command", ["--no-discover", "--ringbuf-size", "4096", "--",
+                                       "build/fibclient", "--sweep", f"0:{reads - 1}", "--quiet"])
+    if doc:
+        fr = {f["name"]: f for f in doc["functions"]}["fib_read"]["count"]
+        kept, lost = sum(r["count"] for r in doc["per_n"]), doc["lost"]["ringbuf"]
+        print(f"# ringbuf 4096 command: {reads} reads, {kept} records kept, {lost} lost")
+        check("ringbuf.command.count", fr == reads, f"fib_read {fr} != {reads}")
+        check("ringbuf.command.records", kept + lost == reads,
+              f"kept {kept} + lost {lost} != {reads}")
+    for bad in ("1000", "2048", "0", "4k", str(1 << 31)):
+        p = subprocess.run([FIBTRACE, "--ringbuf-size", bad, "-d", "1"], capture_output=True,
+                           text=True, timeout=60)
+        check(f"ringbuf.bad-size.{bad}", p.returncode == 2 and "--ringbuf-size" in p.stderr,
+              f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+
+
+def test_bad_situations():
+    """Messages of the bad cases test_fibtrace_modes.py checks by status only,
+    and the kprobe path of an unknown function."""
+    p = subprocess.run([FIBTRACE, "--kprobe", "--no-discover", "-f", "no_such_function"],
+                       capture_output=True, text=True, timeout=120)
+    check("bad.unknown-function.kprobe", p.returncode == 5 and "no_such_function" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    p = subprocess.run([FIBTRACE, "--no-such-flag"], capture_output=True, text=True, timeout=60)
+    check("bad.flag.usage-message", p.returncode == 2 and "--help" in p.stderr and
+          "no-such-flag" in p.stderr, f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        "--inh-caps=-all", FIBTRACE, "--no-discover", "-d", "1"],
+                       capture_output=True, text=True, timeout=60)
+    check("bad.not-root.message", p.returncode == 3 and "root" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+
+
+def main():
+    if not os.path.exists("/sys/module/fibdrv"):
+        skip("fibtrace-reliability", "fibdrv not loaded")
+        return
+    test_signal_wait(signal.SIGINT, "fentry", 25)
+    test_signal_wait(signal.SIGTERM, "kprobe", 17)
+    test_signal_sweep(signal.SIGTERM, "fentry")
+    test_signal_sweep(signal.SIGINT, "kprobe")
+    test_sigkill("fentry")
+    test_sigkill("kprobe")
+    test_rmmod_fentry()
+    test_rmmod_kprobe()
+    test_rmmod_insmod_between_polls()
+    test_ringbuf_full()
+    test_bad_situations()
+
+
+if __name__ == "__main__":
+    gtest.run(main)
