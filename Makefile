@@ -23,6 +23,7 @@ VMLINUX_H := vmlinux/x86/vmlinux.h
 # The big-number library (BN_SRCS) and its programs, tests and benchmark.
 -include mk/bignum.mk
 -include mk/stats.mk
+-include mk/compare.mk
 include mk/fuzz.mk
 
 # Kernel lines: the newest installed release of each of 6.1 and 6.12.
@@ -66,7 +67,8 @@ $(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c src/fibtrace.h $(VMLINUX_H)
 $(BUILD)/fibtrace.skel.h: $(BUILD)/fibtrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name fibtrace > $@
 
-FIBTRACE_SRCS := $(wildcard src/fibtrace*.c src/trace_*.c)
+# src/stats.c: the statistics of --compare (src/trace_compare*.c).
+FIBTRACE_SRCS := $(wildcard src/fibtrace*.c src/trace_*.c) src/stats.c
 $(BUILD)/fibtrace: $(FIBTRACE_SRCS) $(wildcard src/*.h) $(BUILD)/fibtrace.skel.h $(BUILD)/range.o
 	$(CC) $(USER_CFLAGS) -I$(BUILD) $(FIBTRACE_SRCS) $(BUILD)/range.o -o $@ $(TOOL_LIBS) -lm
 
@@ -88,7 +90,7 @@ $(BUILD)/tests/fibstress: tests/guest/fibstress.c fibdrv/fibdrv_uapi.h
 	$(CC) $(USER_CFLAGS) $< -o $@ -lgmp -lpthread
 
 # Host unit tests; each prints PASS/FAIL lines that tests/run.sh counts.
-unit: $(BUILD)/tests/test_range $(if $(BN_SRCS),unit-bn) $(if $(STATS_SRCS),unit-stats)
+unit: $(BUILD)/tests/test_range $(if $(BN_SRCS),unit-bn) $(if $(STATS_SRCS),unit-stats) $(if $(COMPARE_SRCS),unit-compare)
 	@$(BUILD)/tests/test_range
 
 vmtest: check-kver all

@@ -34,6 +34,7 @@
 #include "fibtrace.h"
 #include "fibtrace.skel.h"
 #include "range.h"
+#include "trace_compare.h"
 #include "trace_model.h"
 
 #define ALGO_SYSFS "/sys/class/misc/fibonacci/algorithms"
@@ -53,7 +54,9 @@ static struct env {
 	struct ft_hist_cfg hist_cfg;
 	char **cmd;
 	int ncmd;
+	struct ft_cmp_opts cmp;
 } env = {
+	.cmp = FT_CMP_OPTS_INIT,
 	.hist = true,
 	.discover = true,
 	.repeat = 1,
@@ -68,9 +71,12 @@ static const char doc[] =
 	"  fibtrace --sweep 0:92 --repeat 5       drive reads itself, then report\n"
 	"  fibtrace -- CMD ARGS                   trace while CMD runs\n"
 	"  fibtrace [-d SECONDS] [-i SECONDS]     trace until Ctrl-C\n"
-	"\vExit status: 0 ok, 1 runtime error, 2 bad usage, 3 not root / no CAP_BPF, "
-	"4 fibdrv not loaded (or unloaded while tracing), 5 unknown function, "
-	"6 kernel BTF missing, 7 the traced command failed. See docs/fibtrace.md.";
+	"  fibtrace --compare algos --sweep 4900:5100:50 --repeat 20 --algo bn-iter,bn-fdouble\n"
+	"                                         compare algorithms (docs/compare.md)\n"
+	"\vExit status: 0 ok, 1 runtime error, 2 bad usage (also --strict refusing), "
+	"3 not root / no CAP_BPF, 4 fibdrv not loaded (or unloaded while tracing), "
+	"5 unknown function, 6 kernel BTF missing, 7 the traced command failed, "
+	"8 --fail-on-regression found a regression. See docs/fibtrace.md.";
 static const char args_doc[] = "[-- CMD ARGS...]";
 
 enum {
@@ -86,6 +92,14 @@ enum {
 	OPT_KPROBE,
 	OPT_REPEAT,
 	OPT_RINGBUF_SIZE,
+	OPT_COMPARE,
+	OPT_BASELINE,
+	OPT_OUTLIERS,
+	OPT_STRICT,
+	OPT_FAIL_ON_REGRESSION,
+	OPT_FORMAT,
+	OPT_METRIC,
+	OPT_ROWS,
 };
 
 static const struct argp_option options[] = {
@@ -111,6 +125,14 @@ static const struct argp_option options[] = {
 	{ "device", OPT_DEVICE, "PATH", 0, "Device (default /dev/fibonacci)", 5 },
 	{ "ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0, "Per-read ring buffer (power of two >= a page)", 5 },
 	{ "verbose", 'v', NULL, 0, "libbpf messages, memory use", 5 },
+	{ "compare", OPT_COMPARE, "algos|formats", 0, "Compare algorithms (or dec/bin output) against a baseline over --sweep", 6 },
+	{ "baseline", OPT_BASELINE, "NAME", 0, "Baseline variant (default: the first)", 6 },
+	{ "outliers", OPT_OUTLIERS, "tukey|keep|trim", 0, "Outlier rule per (variant, n) (default tukey)", 6 },
+	{ "metric", OPT_METRIC, "M", 0, "total (default), compute, format, copy (kernel) or user (read syscall)", 6 },
+	{ "format", OPT_FORMAT, "text|json|benchfmt", 0, "Compare output (benchfmt: Go benchmark lines)", 6 },
+	{ "rows", OPT_ROWS, "N", 0, "Group n into at most N table rows (default 30, 0: one per n)", 6 },
+	{ "strict", OPT_STRICT, NULL, 0, "Refuse to compare when a hygiene check weakens the result (exit 2)", 6 },
+	{ "fail-on-regression", OPT_FAIL_ON_REGRESSION, "PCT", 0, "Exit 8 if a variant is significantly slower than the baseline by more than PCT%", 6 },
 	{},
 };
 
@@ -226,6 +248,24 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'v':
 		env.verbose = true;
 		break;
+	case OPT_COMPARE:
+	case OPT_BASELINE:
+	case OPT_OUTLIERS:
+	case OPT_STRICT:
+	case OPT_FAIL_ON_REGRESSION:
+	case OPT_FORMAT:
+	case OPT_METRIC:
+	case OPT_ROWS: {
+		const struct argp_option *o;
+		const char *want;
+
+		for (o = options; o->name && o->key != key; o++)
+			;
+		want = ft_cmp_set(&env.cmp, o->name, arg ? arg : "");
+		if (want)
+			argp_error(state, "bad --%s '%s' (want %s)", o->name, arg, want);
+		break;
+	}
 	case ARGP_KEY_ARG:
 		return ARGP_ERR_UNKNOWN;
 	case ARGP_KEY_ARGS:
@@ -233,6 +273,26 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.ncmd = state->argc - state->next;
 		break;
 	case ARGP_KEY_END:
+		if (env.cmp.output_set && env.cmp.output == FT_CMP_JSON)
+			env.json = true;
+		if ((env.cmp.baseline || env.cmp.strict || env.cmp.fail_pct >= 0 ||
+		     env.cmp.output == FT_CMP_BENCHFMT || env.cmp.outliers || env.cmp.metric ||
+		     env.cmp.max_rows != FT_CMP_DEFAULT_ROWS) &&
+		    !env.cmp.kind)
+			argp_error(state, "--baseline, --outliers, --metric, --rows, --strict, "
+					  "--fail-on-regression and --format benchfmt need --compare");
+		if (env.cmp.kind) {
+			if (!env.sweep)
+				argp_error(state, "--compare needs --sweep A:B[:STEP]");
+			if (env.csv || env.interval || env.duration || env.pid)
+				argp_error(state, "--compare does not combine with --csv, -i, -d or -p");
+			if (env.json && env.cmp.output == FT_CMP_BENCHFMT)
+				argp_error(state, "--json and --format benchfmt are exclusive");
+			if (env.json)
+				env.cmp.output = FT_CMP_JSON;
+			env.cmp.plot = env.plot;
+			env.discover = false; /* the read path (and -f) is all it needs */
+		}
 		if (env.json && env.csv)
 			argp_error(state, "--json and --csv are exclusive");
 		if (env.sweep && env.ncmd)
@@ -801,6 +861,12 @@ static int drive_sweep(struct tracer *tr, struct ft_run *run, const int *algo_id
 	return 0;
 }
 
+/* --compare: records of the reads just made, into run->recs. */
+static int drain_records(void *ctx)
+{
+	return ring_buffer__consume(((struct tracer *)ctx)->rb);
+}
+
 /* Interval report: the deltas since the previous one. */
 static void print_interval(struct tracer *tr, struct ft_run *run, struct ft_func_stats *prev,
 			   __u64 *prev_lost, double t0)
@@ -880,6 +946,7 @@ int main(int argc, char **argv)
 	struct ft_func_stats *prev = NULL;
 	__u64 limits[MAX_ALGOS] = {}, prev_lost[FT_LOST_NR] = {};
 	int algo_ids[MAX_ALGOS], nalgo = 0, err, ret = FT_EXIT_OK;
+	struct ft_compare *cmp = NULL;
 	struct utsname uts;
 	double t0, next_report = 0;
 	pid_t child = -1;
@@ -914,7 +981,15 @@ int main(int argc, char **argv)
 	if (err)
 		return -err;
 	read_algorithms(&run, limits);
-	if (env.sweep) {
+	if (env.cmp.kind) {
+		err = ft_compare_prepare(&cmp, &env.cmp, &run, limits, env.algo_list, env.device,
+					 env.range.first, env.range.last, env.range.step,
+					 env.repeat, env.cpu);
+		if (err) {
+			ret = -err;
+			goto cleanup;
+		}
+	} else if (env.sweep) {
 		nalgo = resolve_algos(&run, limits, algo_ids);
 		if (nalgo < 0)
 			return -nalgo;
@@ -927,7 +1002,7 @@ int main(int argc, char **argv)
 		if (!run.filter_pid)
 			run.filter_pid = getpid();
 	}
-	run.run_mode = env.sweep ? "sweep" : env.ncmd ? "command" : env.interval ? "interval" : "wait";
+	run.run_mode = env.cmp.kind ? "compare" : env.sweep ? "sweep" : env.ncmd ? "command" : env.interval ? "interval" : "wait";
 
 	err = tracer_start(&tr, &run);
 	if (err) {
@@ -947,7 +1022,15 @@ int main(int argc, char **argv)
 	traced_fibdrv = fibdrv_instance();
 	t0 = now_s();
 
-	if (env.sweep) {
+	if (env.cmp.kind) {
+		err = pin_and_lock(&run);
+		if (!err)
+			err = ft_compare_drive(cmp, &run, drain_records, &tr, &exiting);
+		if (err) {
+			ret = -err;
+			goto cleanup;
+		}
+	} else if (env.sweep) {
 		err = pin_and_lock(&run);
 		if (!err)
 			err = drive_sweep(&tr, &run, algo_ids, nalgo);
@@ -1028,7 +1111,9 @@ int main(int argc, char **argv)
 	tracer_collect(&tr, &run);
 	if (env.verbose)
 		print_memory(&tr);
-	if (env.interval) {
+	if (env.cmp.kind) {
+		ret = ft_compare_report(cmp, &run, stdout);
+	} else if (env.interval) {
 		print_interval(&tr, &run, prev, prev_lost, next_report - env.interval);
 	} else if (env.json) {
 		ft_report_json(stdout, &run);
@@ -1037,7 +1122,7 @@ int main(int argc, char **argv)
 	} else {
 		ft_report_text(stdout, &run, env.hist);
 	}
-	if (env.plot && ft_plot(&run, env.plot) && ret == FT_EXIT_OK)
+	if (env.plot && !env.cmp.kind && ft_plot(&run, env.plot) && ret == FT_EXIT_OK)
 		ret = FT_EXIT_ERROR;
 
 cleanup:
@@ -1046,6 +1131,7 @@ cleanup:
 		waitpid(child, NULL, 0);
 	}
 	tracer_destroy(&tr);
+	ft_compare_free(cmp);
 	if (fibdrv_btf_fd >= 0)
 		close(fibdrv_btf_fd);
 	free(prev);

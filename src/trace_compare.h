@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibtrace --compare: interleaved measurement of several fibdrv variants
+ * (algorithms, or output formats of one algorithm), statistics per (variant,
+ * n) and against a baseline, and the reports (text table, JSON, Go benchmark
+ * format, plot). docs/compare.md describes the method and the output.
+ *
+ * trace_compare_stats.c holds the pure parts (option parsing, outlier
+ * selection, per-cell and per-pair statistics, row grouping, number
+ * formatting), unit-tested on the host by tests/unit/test_compare.c;
+ * trace_compare.c the device driver loop, hygiene checks and reports.
+ */
+#ifndef FIBTRACE_TRACE_COMPARE_H
+#define FIBTRACE_TRACE_COMPARE_H
+
+#include <linux/types.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+/* A --fail-on-regression regression was found (docs/fibtrace.md). */
+#define FT_EXIT_REGRESSION 8
+
+#define FT_CMP_ALPHA 0.05
+#define FT_CMP_TRIM_FRACTION 0.05 /* --outliers trim: from each tail */
+#define FT_CMP_DEFAULT_ROWS 30
+#define FT_CMP_MAX_VARIANTS 16
+
+enum ft_cmp_kind { FT_CMP_NONE, FT_CMP_ALGOS, FT_CMP_FORMATS };
+enum ft_cmp_outliers { FT_OUTLIERS_TUKEY, FT_OUTLIERS_KEEP, FT_OUTLIERS_TRIM };
+enum ft_cmp_output { FT_CMP_TEXT, FT_CMP_JSON, FT_CMP_BENCHFMT };
+
+/* What one read measures; the first FT_METRIC_NR are kept per read. */
+enum ft_cmp_metric {
+	FT_METRIC_TOTAL,   /* fib_read, kernel (BPF) */
+	FT_METRIC_COMPUTE, /* fibdrv_compute inside it */
+	FT_METRIC_FORMAT,  /* fibdrv_format */
+	FT_METRIC_COPY,	   /* fibdrv_copy */
+	FT_METRIC_USER,	   /* read() as the calling thread sees it (CLOCK_MONOTONIC) */
+	FT_METRIC_NR,
+};
+
+/* Options, filled by fibtrace.c's argp parser through ft_cmp_set(). */
+struct ft_cmp_opts {
+	enum ft_cmp_kind kind;
+	enum ft_cmp_outliers outliers;
+	enum ft_cmp_metric metric;
+	enum ft_cmp_output output;
+	bool output_set; /* --format given */
+	bool strict;
+	double fail_pct;       /* < 0: no --fail-on-regression */
+	unsigned int max_rows; /* table rows before n are grouped; 0: one per n */
+	const char *baseline;
+	const char *plot;
+};
+
+#define FT_CMP_OPTS_INIT                                                                   \
+	{                                                                                  \
+		.fail_pct = -1, .max_rows = FT_CMP_DEFAULT_ROWS, .metric = FT_METRIC_TOTAL \
+	}
+
+/*
+ * Sets option `opt` ("compare", "baseline", "outliers", "strict",
+ * "fail-on-regression", "format", "metric", "rows") from `arg`. Returns NULL,
+ * or a message saying what the option accepts.
+ */
+const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg);
+const char *ft_cmp_metric_name(enum ft_cmp_metric m);
+const char *ft_cmp_outliers_name(enum ft_cmp_outliers o);
+
+/*
+ * Outlier selection on one sample (values v[0..n-1]): writes the indices of
+ * the values kept, in their original order, to keep[] (room for n) and
+ * returns how many. tukey: inside Q1 - 1.5 IQR .. Q3 + 1.5 IQR (inclusive);
+ * trim: drops floor(FT_CMP_TRIM_FRACTION n) lowest and as many highest
+ * (ties broken by position); keep: all. (size_t)-1 on allocation failure.
+ */
+size_t ft_cmp_select(const double *v, size_t n, enum ft_cmp_outliers how, size_t *keep);
+
+/* Statistics of one (variant, n) cell, on the kept reads. */
+struct ft_cmp_cell {
+	size_t reads;		  /* matched reads measured */
+	size_t kept;		  /* after outlier removal */
+	struct stats_summary s;	  /* of the compared metric */
+	double ci_lo, ci_hi;	  /* bootstrap CI of the median */
+	double med[FT_METRIC_NR]; /* medians of every metric over the kept reads */
+	double *kept_vals;	  /* compared metric of the kept reads (owned) */
+};
+
+/*
+ * Fills *c from the per-read values vals[metric][0..n-1] (n may be 0: all
+ * statistics NaN). `seed` makes the bootstrap reproducible. 0 or -errno.
+ */
+int ft_cmp_cell_analyze(double *const vals[FT_METRIC_NR], size_t n, enum ft_cmp_metric metric,
+			enum ft_cmp_outliers how, uint64_t seed, struct ft_cmp_cell *c);
+void ft_cmp_cell_free(struct ft_cmp_cell *c);
+
+/* One candidate against the baseline at one n. */
+struct ft_cmp_pair {
+	size_t variant;		    /* candidate index */
+	size_t nidx;		    /* index of n */
+	double ratio, ci_lo, ci_hi; /* median(candidate) / median(baseline) */
+	double p;		    /* two-sided Mann-Whitney U */
+	double p_holm;		    /* Holm-adjusted over every pair of the run */
+	bool significant;	    /* p_holm <= FT_CMP_ALPHA */
+};
+
+/* Ratio, interval and p of candidate cell b against baseline cell a. */
+void ft_cmp_pair_analyze(const struct ft_cmp_cell *a, const struct ft_cmp_cell *b, uint64_t seed,
+			 struct ft_cmp_pair *out);
+/* Holm's correction across pairs[0..m-1]: sets p_holm and significant. */
+void ft_cmp_holm(struct ft_cmp_pair *pairs, size_t m);
+
+/*
+ * Table rows: nn values of n shown as at most max_rows rows (max_rows 0: one
+ * row per n). Row r covers n indices [start[r], start[r + 1]); start needs
+ * room for max_rows + 1 entries (nn + 1 when max_rows is 0 or >= nn).
+ * Groups are consecutive and their sizes differ by at most one. Returns rows.
+ */
+size_t ft_cmp_group_rows(size_t nn, size_t max_rows, size_t *start);
+
+/* "123ns", "4.567us", "12.35ms", "1.234s": 4 significant digits. */
+void ft_cmp_fmt_ns(char *buf, size_t size, double ns);
+/* Ratio r as a signed percent change: "+12.3%", "-45.0%", "+0.0%"; "?" for NaN. */
+void ft_cmp_fmt_delta(char *buf, size_t size, double r);
+
+/* ---- trace_compare.c: the run itself ---- */
+
+struct ft_run;
+struct ft_compare;
+typedef int (*ft_cmp_drain_fn)(void *ctx); /* moves ring buffer records to run->recs */
+
+/*
+ * Resolves the variants (--algo list, or every algorithm valid over the
+ * sweep; formats dec and bin of one algorithm), the baseline and the hygiene
+ * checks; refuses with --strict. Fills run's sweep fields and filter_pid.
+ * Returns 0 or -(exit status).
+ */
+int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, struct ft_run *run,
+		       const __u64 *limits, const char *algo_list, const char *device,
+		       uint64_t first, uint64_t last, uint64_t step, unsigned int repeat, int cpu);
+/* Interleaved rounds of reads; 0 or -(exit status). */
+int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn drain, void *ctx,
+		     volatile sig_atomic_t *stop);
+/* Statistics and the report on f; returns the exit status (0, 1 or 8). */
+int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f);
+void ft_compare_free(struct ft_compare *c);
+
+#endif
