@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+"""fibtrace --compare in the guest: an A/A run flags (almost) nothing, known
+orders name the expected winner, JSON against docs/fibtrace.schema.json,
+benchfmt lines, --fail-on-regression, --strict, bad flags.
+
+Runs as root in the test VM with fibdrv loaded (tests/guest/run.sh). Small
+sweeps, few rounds, read path only: about 1.5 minutes per kernel under TCG.
+Timing assertions are about statistical significance (Holm-corrected
+Mann-Whitney on interleaved samples), never about absolute times.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gtest  # noqa: E402
+from gtest import check, skip  # noqa: E402
+from test_fibtrace import validate  # noqa: E402  (the schema-subset validator)
+
+FIBTRACE = "build/fibtrace"
+SCHEMA = "docs/fibtrace.schema.json"
+PLOT = "build/vm/compare-aa.svg"
+HYGIENE = ["pinned-cpu", "governor", "turbo", "aslr", "isolcpus", "irq-affinity",
+           "virtualization", "pmu"]
+BENCH_RE = re.compile(r"^BenchmarkFibRead/algo=([^/\s]+)/format=(dec|bin)/n=(\d+) 1 (\d+) ns/op"
+                      r"(?: (\d+) [a-z-]+/op)+$")
+
+
+def run(args, timeout=300):
+    p = subprocess.run([FIBTRACE] + args, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(name, args, want_rc=0):
+    """Run a --json comparison; check exit status, parse, schema. Returns doc or None."""
+    rc, out, err = run(args + ["--json"])
+    check(f"{name}.exit", rc == want_rc, f"exit {rc} (want {want_rc}): {err.strip()[-400:]}")
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(f"{name}.json", False, f"{e}: {out[:200]!r}")
+        return None, err
+    with open(SCHEMA) as f:
+        errs = validate(doc, json.load(f))
+    check(f"{name}.schema", not errs, "; ".join(errs[:5]))
+    return doc, err
+
+
+def check_counts(name, doc, labels, ns, rounds):
+    """Every (variant, n) holds exactly `rounds` matched reads; nothing lost."""
+    check(f"{name}.labels", [v["label"] for v in doc["variants"]] == labels,
+          str([v["label"] for v in doc["variants"]]))
+    cells = {(s["variant"], s["n"]): s for s in doc["stats"]}
+    want = {(lab, n) for lab in labels for n in ns}
+    check(f"{name}.cells", set(cells) == want, f"{len(cells)} cells, want {len(want)}")
+    bad = [k for k, s in cells.items() if s["count"] != rounds or s["kept"] > s["count"]
+           or s["kept"] + s["outliers_removed"] != s["count"]]
+    check(f"{name}.cell_counts", not bad, f"cells without {rounds} reads: {bad[:5]}")
+    unmatched = sum(v["unmatched"] + v["errors"] for v in doc["variants"])
+    check(f"{name}.matched", unmatched == 0 and doc["settings"]["unmatched_reads"] == 0,
+          f"{unmatched} unmatched/failed reads")
+    removed = sum(v["outliers_removed"] for v in doc["variants"])
+    check(f"{name}.outliers_total", removed == sum(s["outliers_removed"] for s in cells.values()),
+          "per-variant and per-cell outlier counts disagree")
+    reads = len(labels) * len(ns) * rounds
+    check(f"{name}.reads_issued", doc["meta"]["sweep"]["reads_issued"] == reads,
+          f"{doc['meta']['sweep']['reads_issued']} != {reads}")
+    check(f"{name}.mode", doc["meta"]["mode"] == "compare", doc["meta"]["mode"])
+    pairs = {(c["b"], c["n"]) for c in doc["compare"]}
+    want_pairs = {(lab, n) for lab in labels[1:] for n in ns}
+    check(f"{name}.pairs", pairs == want_pairs and all(c["a"] == labels[0] for c in doc["compare"]),
+          f"{len(pairs)} pairs")
+    check(f"{name}.holm_family", doc["settings"]["comparisons"] == len(want_pairs),
+          f"{doc['settings']['comparisons']} != {len(want_pairs)}")
+
+
+def winner_checks(name, doc, winner, loser, metric_note=""):
+    """`winner` is significantly faster than `loser` at most n, slower at none."""
+    cmp = doc["compare"]
+    base = doc["settings"]["baseline"]
+    faster = [c for c in cmp if c["significant"] and
+              ((c["b"] == winner and c["ratio"] < 1) or (c["b"] == loser and c["ratio"] > 1))]
+    wrong = [c for c in cmp if c["significant"] and
+             ((c["b"] == winner and c["ratio"] > 1) or (c["b"] == loser and c["ratio"] < 1))]
+    ratios = " ".join(f"n={c['n']}:{c['ratio']:.3f}(p={c['p_holm']:.2g})" for c in cmp)
+    print(f"# {name}: baseline {base}{metric_note}: {ratios}", flush=True)
+    check(f"{name}.winner", len(faster) * 2 > len(cmp),
+          f"{winner} significantly faster at {len(faster)} of {len(cmp)} n: {ratios}")
+    check(f"{name}.no_reversal", not wrong, f"significant the other way: {wrong[:3]}")
+
+
+def main():
+    kver = os.uname().release
+    print(f"# fibtrace --compare on {kver}", flush=True)
+    algos = dict(gtest.algorithms())
+    need = {"bn-iter", "bn-fdouble", "iter64", "fdouble64-clz"}
+    if not need <= set(algos):
+        skip("compare.algorithms", f"device lacks {sorted(need - set(algos))}")
+        gtest.exit()
+
+    # Usage errors: exit 2 before anything is loaded.
+    bad = [
+        (["--compare", "everything", "--sweep", "1:10"], "kind"),
+        (["--compare", "algos"], "no_sweep"),
+        (["--baseline", "iter64", "--sweep", "1:10"], "baseline_without_compare"),
+        (["--compare", "algos", "--sweep", "1:10", "--outliers", "sigma2"], "outliers"),
+        (["--compare", "algos", "--sweep", "1:10", "--metric", "cycles"], "metric"),
+        (["--compare", "algos", "--sweep", "1:10", "--fail-on-regression", "-5"], "fail_pct"),
+        (["--compare", "algos", "--sweep", "1:10", "--json", "--format", "benchfmt"], "json_benchfmt"),
+        (["--compare", "algos", "--sweep", "1:10", "--algo", "iter64,fdouble64",
+          "--baseline", "nosuch"], "baseline_unknown"),
+        (["--compare", "algos", "--sweep", "0:200", "--algo", "iter64,bn-iter"], "beyond_max_n"),
+        (["--compare", "algos", "--sweep", "0:10", "--algo", "iter64"], "one_variant"),
+        (["--compare", "formats", "--sweep", "0:10", "--algo", "iter64,bn-iter"], "formats_two_algos"),
+        (["--compare", "algos", "--sweep", "0:10", "--algo", "iter64,nosuch"], "unknown_algo"),
+    ]
+    for args, what in bad:
+        rc, out, err = run(args, timeout=60)
+        check(f"compare.usage.{what}", rc == 2 and err.strip() != "",
+              f"exit {rc}, stderr {err.strip()[-200:]!r}")
+
+    # --strict: the guest is virtualized, so it must refuse, with the reason.
+    rc, out, err = run(["--compare", "algos", "--algo", "iter64,fdouble64", "--sweep", "0:10",
+                        "--cpu", "1", "--strict"], timeout=60)
+    check("compare.strict.refuses", rc == 2 and "--strict: refusing" in err
+          and "virtualization" in err and out == "", f"exit {rc}: {err.strip()[-300:]}")
+
+    # A/A: one algorithm against itself, 20 n. With Holm over 20 comparisons at
+    # 0.05, more than 2 significant n (10%) would mean the method is biased.
+    ns = list(range(100, 2001, 100))
+    rounds = 12
+    doc, err = run_json("compare.aa", ["--compare", "algos", "--algo", "bn-fdouble,bn-fdouble",
+                                       "--sweep", "100:2000:100", "--repeat", str(rounds),
+                                       "--cpu", "1", "--fail-on-regression", "5",
+                                       "--plot", PLOT])
+    if doc:
+        check_counts("compare.aa", doc, ["bn-fdouble", "bn-fdouble#2"], ns, rounds)
+        sig = [c["n"] for c in doc["compare"] if c["significant"]]
+        print(f"# compare.aa: {len(sig)} of {len(ns)} n significant {sig}; geomean "
+              f"{doc['summary'][0]['geomean_ratio']:.4f}", flush=True)
+        check("compare.aa.false_positives", len(sig) <= len(ns) // 10,
+              f"{len(sig)} of {len(ns)} n significant: {sig}")
+        hy = {h["check"]: h for h in doc["hygiene"]}
+        check("compare.hygiene.checks", list(hy) == HYGIENE, str(list(hy)))
+        check("compare.hygiene.virtualized", hy.get("virtualization", {}).get("status") == "warn",
+              str(hy.get("virtualization")))
+        check("compare.hygiene.pinned", hy.get("pinned-cpu", {}).get("status") == "ok",
+              str(hy.get("pinned-cpu")))
+        check("compare.hygiene.meta_warnings",
+              any(w.startswith("hygiene: virtualization") for w in doc["meta"]["warnings"]),
+              str(doc["meta"]["warnings"]))
+    try:
+        with open(PLOT) as f:
+            svg = f.read()
+        check("compare.plot.svg", "<svg" in svg and "bn-fdouble#2" in svg, f"{len(svg)} bytes")
+        os.unlink(PLOT)
+    except OSError as e:
+        check("compare.plot.svg", False, str(e))
+
+    # Known order, n around 5000: fast doubling beats the addition loop by far.
+    # With bn-fdouble as the baseline, bn-iter is the regression: exit 8.
+    ns = list(range(4800, 5201, 100))
+    doc, err = run_json("compare.bn", ["--compare", "algos", "--algo", "bn-fdouble,bn-iter",
+                                       "--sweep", "4800:5200:100", "--repeat", "10", "--cpu", "1",
+                                       "--fail-on-regression", "20"], want_rc=8)
+    if doc:
+        check_counts("compare.bn", doc, ["bn-fdouble", "bn-iter"], ns, 10)
+        winner_checks("compare.bn", doc, "bn-fdouble", "bn-iter")
+        check("compare.bn.regression_named",
+              re.search(r"regression: bn-iter is [0-9.]+% slower than bn-fdouble at n = \d+", err)
+              is not None, err.strip()[-300:])
+
+    # Known order, n near 90, on the compute stage: the whole read is dominated
+    # by fixed costs (syscall, BPF, copy) that drown a 5% difference under TCG.
+    # A u64 read costs little, so many rounds at few n are cheap and give the
+    # power to resolve a few percent (15 rounds over 10 n did not, under load).
+    ns = list(range(88, 93))
+    doc, err = run_json("compare.u64", ["--compare", "algos", "--algo", "iter64,fdouble64-clz",
+                                        "--sweep", "88:92", "--repeat", "100", "--cpu", "1",
+                                        "--metric", "compute"])
+    if doc:
+        check_counts("compare.u64", doc, ["iter64", "fdouble64-clz"], ns, 100)
+        check("compare.u64.metric", doc["settings"]["metric"] == "compute", doc["settings"]["metric"])
+        winner_checks("compare.u64", doc, "fdouble64-clz", "iter64", " (compute stage)")
+
+    # Formats, Go benchmark lines: exactly one line per read, all parse.
+    rc, out, err = run(["--compare", "formats", "--algo", "bn-fdouble", "--sweep", "1000:3000:1000",
+                        "--repeat", "5", "--cpu", "1", "--format", "benchfmt"])
+    check("compare.benchfmt.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
+    lines = [ln for ln in out.splitlines() if ln.startswith("Benchmark")]
+    unparsed = [ln for ln in lines if not BENCH_RE.match(ln)]
+    check("compare.benchfmt.parse", lines and not unparsed, f"unparsed: {unparsed[:3]}")
+    keys = sorted((m.group(2), int(m.group(3))) for m in map(BENCH_RE.match, lines) if m)
+    want = sorted((f, n) for f in ("dec", "bin") for n in (1000, 2000, 3000) for _ in range(5))
+    check("compare.benchfmt.lines", keys == want, f"{len(keys)} lines, want {len(want)}")
+    config = [ln for ln in out.splitlines() if ln and not ln.startswith("Benchmark")]
+    check("compare.benchfmt.config",
+          all(re.match(r"^[a-z][a-z0-9-]*: ", ln) for ln in config)
+          and any(ln.startswith("hygiene-virtualization: warn") for ln in config),
+          str(config[:12]))
+
+    # Text: many n grouped into at most --rows rows, a summary line per candidate.
+    rc, out, err = run(["--compare", "algos", "--algo", "iter64,fdouble64", "--sweep", "0:93",
+                        "--repeat", "3", "--cpu", "1", "--rows", "10", "--outliers", "keep"])
+    check("compare.text.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
+    rows = [ln for ln in out.splitlines() if re.match(r"^\d+-\d+ \(\d+\)", ln)]
+    check("compare.text.rows", len(rows) == 10 and sum(int(re.search(r"\((\d+)\)", r).group(1))
+                                                       for r in rows) == 94,
+          f"{len(rows)} group rows:\n" + out[:800])
+    check("compare.text.hygiene", out.count("\nhygiene: ") == len(HYGIENE), out[:800])
+    check("compare.text.outliers", "outliers (keep" in out and "removed 0 of 564 reads" in out,
+          out[:900])
+    check("compare.text.summary", re.search(r"^geomean fdouble64 / iter64: ", out, re.M) is not None,
+          out[-600:])
+    gtest.exit()
+
+
+if __name__ == "__main__":
+    gtest.run(main)
