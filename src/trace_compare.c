@@ -809,6 +809,19 @@ static int analyze(struct ft_compare *c)
 	return 0;
 }
 
+/* Too few rounds for the number of comparisons: say so rather than print only "~". */
+static void power_warning(const struct ft_compare *c, struct ft_run *run)
+{
+	double pmin = ft_cmp_min_p(c->repeat, c->repeat);
+
+	if (c->npairs && pmin * c->npairs > FT_CMP_ALPHA)
+		ft_warn(run,
+			"%u rounds cannot show a difference: the smallest possible p is %.2g, and "
+			"Holm over %zu comparisons needs %.2g or less; raise --repeat or compare "
+			"fewer n",
+			c->repeat, pmin, c->npairs, FT_CMP_ALPHA / c->npairs);
+}
+
 static const struct ft_cmp_cell *cell_of(const struct ft_compare *c, int v, size_t i)
 {
 	return &c->cell[(size_t)v * c->nn + i];
@@ -904,8 +917,22 @@ static void fmt_median_ci(char *buf, size_t size, const struct ft_cmp_cell *cell
 		snprintf(buf, size, "%s ±%3.0f%%", med, 100 * half / cell->s.median);
 }
 
-static void print_table(FILE *f, const struct ft_compare *c)
+/* s left-aligned in `width` columns: UTF-8 continuation bytes take none. */
+static void put_col(FILE *f, const char *s, int width)
 {
+	int cols = 0;
+	const char *p;
+
+	for (p = s; *p; p++)
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+	fputs(s, f);
+	for (; cols < width; cols++)
+		fputc(' ', f);
+}
+
+static void print_table_padded(FILE *f, const struct ft_compare *c)
+{
+	int width[FT_CMP_MAX_VARIANTS];
 	size_t rows_cap = (c->o.max_rows && c->o.max_rows < c->nn ? c->o.max_rows : c->nn) + 1;
 	size_t *start = malloc(rows_cap * sizeof(*start)), nrows, r, i;
 	double *tmp = malloc(c->nn * sizeof(*tmp));
@@ -925,18 +952,18 @@ static void print_table(FILE *f, const struct ft_compare *c)
 
 		snprintf(title, sizeof(title), "%s%s", c->var[v].label,
 			 v == c->base ? " (baseline)" : "");
-		if (v == c->base)
-			fprintf(f, " | %-19s", title);
-		else
-			fprintf(f, " | %-19s %-27s %s", title, "", "");
+		width[v] = strlen(title) > 19 ? (int)strlen(title) : 19;
+		fprintf(f, " | ");
+		put_col(f, title, width[v]);
+		if (v != c->base)
+			fprintf(f, " %-27s %-13s", "", "");
 	}
 	fprintf(f, "\n%-17s", "");
 	for (v = 0; v < c->nv; v++) {
-		if (v == c->base)
-			fprintf(f, " | %-19s", grouped ? "geomean of medians" : "median ± CI");
-		else
-			fprintf(f, " | %-19s %-27s %s",
-				grouped ? "geomean of medians" : "median ± CI",
+		fprintf(f, " | ");
+		put_col(f, grouped ? "geomean of medians" : "median ± CI", width[v]);
+		if (v != c->base)
+			fprintf(f, " %-27s %-13s",
 				grouped ? "vs base (min..max)" : "vs base [95% CI]",
 				grouped ? "significant n" : "p (Holm)");
 	}
@@ -964,7 +991,8 @@ static void print_table(FILE *f, const struct ft_compare *c)
 					      geomean_range(tmp, 0, b - a, 1));
 			}
 			if (!pp) {
-				fprintf(f, " | %-19s", cellbuf);
+				fprintf(f, " | ");
+				put_col(f, cellbuf, width[v]);
 				continue;
 			}
 			if (b - a == 1) {
@@ -997,7 +1025,9 @@ static void print_table(FILE *f, const struct ft_compare *c)
 				snprintf(span, sizeof(span), "%7s (%s..%s)", d, lo, hi);
 				snprintf(pcol, sizeof(pcol), "%zu/%zu", sig, b - a);
 			}
-			fprintf(f, " | %-19s %-27s %s", cellbuf, span, pcol);
+			fprintf(f, " | ");
+			put_col(f, cellbuf, width[v]);
+			fprintf(f, " %-27s %-13s", span, pcol);
 		}
 		fputc('\n', f);
 	}
@@ -1013,6 +1043,35 @@ static void print_table(FILE *f, const struct ft_compare *c)
 			   "significant.\n");
 	free(start);
 	free(tmp);
+}
+
+/* The table without the padding at the end of its lines. */
+static void print_table(FILE *out, const struct ft_compare *c)
+{
+	char *buf = NULL, *line, *end;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		print_table_padded(out, c);
+		return;
+	}
+	print_table_padded(f, c);
+	fclose(f);
+	for (line = buf; *line; line = end + 1) {
+		char *stop;
+
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		for (stop = end; stop > line && stop[-1] == ' '; stop--)
+			;
+		fwrite(line, 1, stop - line, out);
+		if (!*end)
+			break;
+		fputc('\n', out);
+	}
+	free(buf);
 }
 
 static void print_summary(FILE *f, const struct ft_compare *c)
@@ -1442,6 +1501,7 @@ int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 		fprintf(stderr, "fibtrace: --compare: out of memory in the statistics\n");
 		return FT_EXIT_ERROR;
 	}
+	power_warning(c, run);
 	switch (c->o.output) {
 	case FT_CMP_JSON:
 		if (report_json(f, c, run))

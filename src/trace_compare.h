@@ -116,6 +116,12 @@ void ft_cmp_pair_analyze(const struct ft_cmp_cell *a, const struct ft_cmp_cell *
 void ft_cmp_holm(struct ft_cmp_pair *pairs, size_t m);
 
 /*
+ * The smallest two-sided Mann-Whitney p two samples of na and nb values can
+ * give (complete separation, no ties): below it nothing can be significant.
+ */
+double ft_cmp_min_p(size_t na, size_t nb);
+
+/*
  * Table rows: nn values of n shown as at most max_rows rows (max_rows 0: one
  * row per n). Row r covers n indices [start[r], start[r + 1]); start needs
  * room for max_rows + 1 entries (nn + 1 when max_rows is 0 or >= nn).

@@ -253,6 +253,23 @@ out:
 	free(sig);
 }
 
+double ft_cmp_min_p(size_t na, size_t nb)
+{
+	double *x = malloc((na + nb + 1) * sizeof(*x)), p = NAN;
+	size_t i;
+
+	if (!x || !na || !nb) {
+		free(x);
+		return NAN;
+	}
+	for (i = 0; i < na + nb; i++)
+		x[i] = i;
+	if (stats_mann_whitney(x, na, x + na, nb, NULL, &p))
+		p = NAN;
+	free(x);
+	return p;
+}
+
 size_t ft_cmp_group_rows(size_t nn, size_t max_rows, size_t *start)
 {
 	size_t rows, r, base, extra;

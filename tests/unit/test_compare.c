@@ -163,6 +163,16 @@ static void test_holm(void)
 	check("holm.empty", 1);
 }
 
+static void test_min_p(void)
+{
+	/* Exact (5 vs 5, no ties): 2 / C(10, 5). */
+	check("min_p.exact", close_to(ft_cmp_min_p(5, 5), 2.0 / 252));
+	/* Asymptotic (20 vs 20): z = (400 - 200 - 0.5) / sqrt(400 * 41 / 12). */
+	check("min_p.asymptotic",
+	      close_to(ft_cmp_min_p(20, 20), erfc(199.5 / sqrt(400.0 * 41 / 12) / sqrt(2))));
+	check("min_p.empty", isnan(ft_cmp_min_p(0, 5)));
+}
+
 static void test_groups(void)
 {
 	size_t start[101], r;
@@ -220,6 +230,7 @@ int main(void)
 	test_select();
 	test_cell_and_pair();
 	test_holm();
+	test_min_p();
 	test_groups();
 	test_format();
 	return failures ? 1 : 0;
