@@ -361,14 +361,32 @@ static void check_pmu(struct ft_compare *c)
 	       strerror(errno));
 }
 
+/* The one CPU this thread may run on (taskset -c N), or -1. */
+static int affinity_cpu(void)
+{
+	cpu_set_t set;
+	int i;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return -1;
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			return i;
+	return -1;
+}
+
 static void check_hygiene(struct ft_compare *c)
 {
 	c->nhy = 0;
-	if (c->cpu >= 0)
+	if (c->cpu >= 0) {
 		hy_add(c, "pinned-cpu", HY_OK, "the driving thread is pinned to CPU %d", c->cpu);
-	else
+	} else if ((c->cpu = affinity_cpu()) >= 0) {
+		hy_add(c, "pinned-cpu", HY_OK,
+		       "the driving thread may only run on CPU %d (affinity)", c->cpu);
+	} else {
 		hy_add(c, "pinned-cpu", HY_WARN,
 		       "not pinned (--cpu N): migrations between reads add noise");
+	}
 	check_governor(c);
 	check_boost(c);
 	check_aslr(c);
