@@ -974,14 +974,14 @@ static void print_table_padded(FILE *f, const struct ft_compare *c)
 		fprintf(f, " | ");
 		put_col(f, title, width[v]);
 		if (v != c->base)
-			fprintf(f, " %-27s %-13s", "", "");
+			fprintf(f, " %-31s %-13s", "", "");
 	}
 	fprintf(f, "\n%-17s", "");
 	for (v = 0; v < c->nv; v++) {
 		fprintf(f, " | ");
 		put_col(f, grouped ? "geomean of medians" : "median ± CI", width[v]);
 		if (v != c->base)
-			fprintf(f, " %-27s %-13s",
+			fprintf(f, " %-31s %-13s",
 				grouped ? "vs base (min..max)" : "vs base [95% CI]",
 				grouped ? "significant n" : "p (Holm)");
 	}
@@ -1045,7 +1045,7 @@ static void print_table_padded(FILE *f, const struct ft_compare *c)
 			}
 			fprintf(f, " | ");
 			put_col(f, cellbuf, width[v]);
-			fprintf(f, " %-27s %-13s", span, pcol);
+			fprintf(f, " %-31s %-13s", span, pcol);
 		}
 		fputc('\n', f);
 	}
