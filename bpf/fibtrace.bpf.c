@@ -294,6 +294,9 @@ static __noinline int on_exit(__u32 slot, __s64 ret)
 			break;
 		count_lost(FT_LOST_UNWOUND);
 	}
+	/* Bounded above, but 6.12's verifier also wants a lower bound for the index. */
+	asm volatile("" : "+r"(found));
+	found &= FT_STACK_DEPTH - 1;
 	st->depth = found;
 	dur = now - st->stack[found].start;
 	child = st->stack[found].child_ns;
