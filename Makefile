@@ -107,9 +107,14 @@ demo: deps
 
 bench: $(if $(BN_SRCS),bench-bn)
 
-# Tracing overhead per read in the guest (bench/results/trace.json).
-bench-trace: all
-	@scripts/bench-trace.sh
+# Tracing overhead per read in the guest (bench/results/trace.json):
+# KERNELS="KVER" for one kernel.
+bench-trace: all $(BUILD)/bench/trace_workload
+	@scripts/bench-trace.sh $(KERNELS)
+
+$(BUILD)/bench/trace_workload: bench/trace_workload.c fibdrv/fibdrv_uapi.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $< -o $@
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')

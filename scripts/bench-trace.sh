@@ -1,94 +1,388 @@
 #!/usr/bin/env bash
-# fibtrace's overhead: the time of a read of /dev/fibonacci untraced, with the
-# read path traced (5 functions), with every fibdrv function traced (fentry),
-# and with every function traced by kprobes. One guest boot per kernel.
+# Tracing overhead per read of /dev/fibonacci: untraced, fibtrace (fentry,
+# full default set), fibtrace --kprobe, bpftrace on the same functions into
+# per-function histograms, bcc's funclatency on fib_read, and the read path
+# alone (fibtrace --no-discover vs bpftrace on the same functions). One guest
+# boot per kernel; the workload is build/bench/trace_workload (C, tight
+# lseek+read loop, fastest of 15 rounds).
 #
 #   scripts/bench-trace.sh [KVER...]   default: every kernel of scripts/kernels.sh
 #                                      writes bench/results/trace.json
-# Needs build/fibtrace and build/KVER/fibdrv.ko (make all). Under software
-# emulation absolute times are slow; compare the ratios to the baseline.
+#
+# added_ns_per_call = (ns_per_read(tracer) - ns_per_read(none)) / calls_per_read
+# where calls_per_read is exact: fibtrace's own JSON counts for the same reads
+# (sum of every traced function's count / fib_read's count).
+# Needs build/fibtrace, build/bench/trace_workload, build/KVER/fibdrv.ko
+# (make bench-trace builds them), bpftrace and bpfcc-tools. Under software
+# emulation absolute times are inflated: compare ratios.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 if [ "${1:-}" = --guest ]; then
-	# In the guest: fibdrv loaded by us, results to $2.
-	out=$2
-	kver=$(uname -r)
-	insmod "build/$kver/fibdrv.ko"
+	# In the guest, as root: load fibdrv, run every configuration, write the
+	# rows of this kernel to $2 (JSON list).
+	insmod "build/$(uname -r)/fibdrv.ko"
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
-	tmp=$(mktemp -d)
-	workload() { # prints "n reads ns_per_read" lines, best of 3 rounds
-		/usr/bin/python3 - <<'PY'
-import os, time
-fd = os.open("/dev/fibonacci", os.O_RDONLY)
-for n, reads in ((90, 2000), (10000, 200)):
-    best = None
-    for _ in range(3):
-        t = time.perf_counter_ns()
-        for _ in range(reads):
-            os.lseek(fd, n, 0)
-            os.read(fd, 4096)
-        dt = (time.perf_counter_ns() - t) / reads
-        best = dt if best is None or dt < best else best
-    print(n, reads, int(best))
+	mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true
+	status=0
+	python3 - "$2" <<'PY' || status=$?
+import json, os, re, signal, subprocess, sys, time
+
+OUT = sys.argv[1]
+KERNEL = os.uname().release
+WORKLOAD = "build/bench/trace_workload"
+# (n, reads per round): many cheap reads, fewer expensive ones.
+SPECS = [(90, 1000), (10000, 30)]
+# Many short rounds, the fastest one counts: other guests share the host's
+# CPUs, and their interference only ever adds time.
+ROUNDS = 15
+CPU = "0"  # the workload's CPU; tracers' user space mostly runs on the other
+READY_TIMEOUT = 900  # s: loading ~180 BPF programs under TCG is slow
+STOP_TIMEOUT = 600  # s: printing bpftrace's histograms is slow too
+# Tracers' output where the host can read it after a failure.
+tmp = os.path.join("build/vm", "bench-trace-" + KERNEL)
+os.makedirs(tmp, exist_ok=True)
+
+
+def log(msg):
+    print(f"bench-trace: {KERNEL}: {msg}", file=sys.stderr, flush=True)
+
+
+def reads_issued(specs):
+    return sum((1 + ROUNDS) * reads for _, reads in specs)  # warm-up + rounds
+
+
+def workload(specs):
+    """Run the workload; {n: (best_ns, median_ns)} per read."""
+    args = [WORKLOAD, "--rounds", str(ROUNDS), "--cpu", CPU]
+    args += [f"{n}:{reads}" for n, reads in specs]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    res = {}
+    for line in out.split("\n"):
+        if line.strip():
+            n, _, _, median, best = line.split()
+            res[int(n)] = (float(best), float(median))
+    return res
+
+
+class Tracer:
+    """A tracer process; ready when its output matches a banner."""
+
+    def __init__(self, name, args, banner, trigger=None, settle=0.0, env=None):
+        self.name, self.args = name, args
+        self.out_path = os.path.join(tmp, name.replace("@", "_") + ".out")
+        self.err_path = self.out_path[:-4] + ".err"
+        t0 = time.monotonic()
+        with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
+            self.proc = subprocess.Popen(args, stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, env=env)
+        while True:
+            if re.search(banner, self.output(), re.M):
+                # Banners printed as a burst of lines: wait for the last.
+                size = -1
+                while settle and size != len(self.output()):
+                    size = len(self.output())
+                    time.sleep(settle)
+                break
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{name} exited ({self.proc.returncode}) before its banner:\n"
+                                   + self.output()[-3000:])
+            if time.monotonic() - t0 > READY_TIMEOUT:
+                self.proc.kill()
+                self.proc.wait()
+                raise RuntimeError(f"{name}: no banner /{banner}/ within {READY_TIMEOUT} s")
+            if trigger:
+                trigger()
+            time.sleep(0.5)
+        self.startup_s = round(time.monotonic() - t0, 1)
+
+    def output(self):
+        with open(self.out_path) as f1, open(self.err_path) as f2:
+            return f1.read() + f2.read()
+
+    def stop(self):
+        """SIGINT, as Ctrl-C; returns (stdout, stderr)."""
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError(f"{self.name} did not stop within {STOP_TIMEOUT} s")
+        with open(self.out_path) as f1, open(self.err_path) as f2:
+            out, err = f1.read(), f2.read()
+        if self.proc.returncode not in (0, -signal.SIGINT):
+            raise RuntimeError(f"{self.name} exited {self.proc.returncode}:\n{err[-3000:]}")
+        return out, err
+
+
+def fibtrace_session(name, extra, specs):
+    """One fibtrace run in wait mode around the workload: timing, the
+    function list with modes and exact counts (--json). With --json fibtrace
+    prints no banner; -v prints its "slot" lines once every probe is
+    attached."""
+    tr = Tracer(name, ["build/fibtrace", "--no-hist", "--json", "-v"] + extra,
+                r"^fibtrace: slot", settle=1.0)
+    res = workload(specs)
+    out, _ = tr.stop()
+    doc = json.loads(out)
+    slots = [{"mode": f["attach"], "module": "" if f["module"] == "vmlinux" else f["module"],
+              "name": f["name"]} for f in doc["functions"]]
+    funcs = {f["name"]: f for f in doc["functions"]}
+    traced = [f for f in doc["functions"] if f["attach"] != "none"]
+    reads_seen = funcs["fib_read"]["count"]
+    if reads_seen != reads_issued(specs):
+        raise RuntimeError(f"{name}: fib_read count {reads_seen} != "
+                           f"{reads_issued(specs)} reads issued")
+    lost = {k: v for k, v in doc["lost"].items() if isinstance(v, int) and v}
+    return {
+        "ns": res, "slots": slots, "startup_s": tr.startup_s,
+        "counts": {f["name"]: f["count"] for f in traced},
+        "calls_per_read": sum(f["count"] for f in traced) / reads_seen,
+        "untraceable": sorted(f["name"] for f in doc["functions"] if f["attach"] == "none"),
+        "attach_counts": doc["meta"]["attach_counts"], "lost": lost,
+    }
+
+
+def bpftrace_script(slots):
+    """The usual bpftrace idiom per function: entry stores nsecs by tid, exit
+    does hist(nsecs - start) and deletes it. fentry functions use kfunc
+    probes (module:function), kprobe ones (too many arguments for a
+    trampoline) kprobes, as fibtrace does. The first probe is a sentinel that
+    bpftrace attaches last (it attaches in reverse order): when it fires,
+    every other probe is attached. (bpftrace 0.17 warns that the syscall
+    wrapper is not traceable, then attaches to it all the same.)"""
+    lines = [f"kprobe:__x64_sys_getppid /pid == {os.getpid()}/ "
+             "{ printf(\"bench-trace: attached\\n\"); }"]
+    probes = {"fentry": 0, "kprobe": 0}
+    for s in slots:
+        if s["mode"] == "none":
+            continue
+        fn = s["name"]
+        if s["mode"] == "fentry":
+            where = f"{s['module']}:{fn}" if s["module"] else fn
+            entry, exit_ = f"kfunc:{where}", f"kretfunc:{where}"
+        else:
+            entry, exit_ = f"kprobe:{fn}", f"kretprobe:{fn}"
+        probes[s["mode"]] += 1
+        lines.append(f"{entry} {{ @start_{fn}[tid] = nsecs; }}")
+        lines.append(f"{exit_} /@start_{fn}[tid]/ {{ @ns_{fn} = hist(nsecs - @start_{fn}[tid]);"
+                     f" delete(@start_{fn}[tid]); }}")
+    return "\n".join(lines) + "\n", probes
+
+
+def ping_ready():
+    """Fires the bpftrace sentinel once it is attached (a kprobe, not a
+    syscall tracepoint: those slow every syscall of every task)."""
+    os.getppid()
+
+
+def hist_totals(text):
+    """Per map, the sum of an ASCII histogram's counts (bpftrace, bcc)."""
+    totals, cur = {}, None
+    for line in text.split("\n"):
+        m = re.match(r"^@(\w+):", line)
+        if m:
+            cur = m.group(1)
+            totals[cur] = 0
+            continue
+        m = re.match(r"^\s*(?:\[[^\]]*[\])]|\S+\s*->\s*\S+)\s*:?\s*(\d+)\s*\|", line)
+        if m:
+            totals[cur or "hist"] = totals.get(cur or "hist", 0) + int(m.group(1))
+    return totals
+
+
+def bpftrace_session(name, slots, specs):
+    script, probes = bpftrace_script(slots)
+    path = os.path.join(tmp, name.replace("@", "_") + ".bt")
+    with open(path, "w") as f:
+        f.write(script)
+    tr = Tracer(name, ["bpftrace", path], r"^bench-trace: attached", trigger=ping_ready)
+    res = workload(specs)
+    out, _ = tr.stop()
+    hists = {k[3:]: v for k, v in hist_totals(out).items() if k.startswith("ns_")}
+    kinds = [f"{k}:{v}" for k, v in (("kfunc", probes["fentry"]), ("kprobe", probes["kprobe"])) if v]
+    return {"ns": res, "startup_s": tr.startup_s, "probe": "bpftrace " + " ".join(kinds),
+            "hist_counts": hists}
+
+
+def funclatency_session(specs):
+    # Unbuffered: its banner goes to a file, not a terminal.
+    tr = Tracer("funclatency", ["/usr/sbin/funclatency-bpfcc", "fib_read"], r"^Tracing ",
+                env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    res = workload(specs)
+    out, _ = tr.stop()
+    return {"ns": res, "startup_s": tr.startup_s, "hist_counts": hist_totals(out)}
+
+
+rows = []
+t_start = time.monotonic()
+log("workload untraced")
+base_before = workload(SPECS)
+
+# fibtrace (fentry): one run per n, so its JSON counts are exact for that n.
+fib = {}
+for tracer, extra in (("fibtrace", []), ("fibtrace@read-path", ["--no-discover"])):
+    for n, reads in SPECS:
+        log(f"{tracer} {' '.join(extra)} n={n}")
+        fib[tracer, n] = fibtrace_session(tracer, extra, [(n, reads)])
+        log(f"  started in {fib[tracer, n]['startup_s']} s, "
+            f"{fib[tracer, n]['calls_per_read']:.1f} calls/read")
+# --kprobe: one run for every n; its counts must be the sum of the fentry
+# runs', but for fib_open and fib_release: once per workload process.
+log("fibtrace-kprobe --kprobe")
+kprobe_run = fibtrace_session("fibtrace-kprobe", ["--kprobe"], SPECS)
+log(f"  started in {kprobe_run['startup_s']} s")
+fentry_sum = {}
+for n, _ in SPECS:
+    for func, count in fib["fibtrace", n]["counts"].items():
+        fentry_sum[func] = fentry_sum.get(func, 0) + count
+for func in ("fib_open", "fib_release"):
+    if func in fentry_sum:
+        fentry_sum[func] = 1
+kprobe_counts_match = kprobe_run["counts"] == fentry_sum
+if not kprobe_counts_match:
+    log("warning: --kprobe counts differ from fentry's: " + ", ".join(
+        f"{f} {kprobe_run['counts'].get(f)} vs {fentry_sum.get(f)}"
+        for f in sorted(set(kprobe_run["counts"]) | set(fentry_sum))
+        if kprobe_run["counts"].get(f) != fentry_sum.get(f)))
+
+full_slots = fib["fibtrace", SPECS[0][0]]["slots"]
+path_slots = fib["fibtrace@read-path", SPECS[0][0]]["slots"]
+log(f"bpftrace on {sum(s['mode'] != 'none' for s in full_slots)} functions")
+bpf_full = bpftrace_session("bpftrace", full_slots, SPECS)
+log(f"  started in {bpf_full['startup_s']} s")
+log(f"bpftrace on the read path ({sum(s['mode'] != 'none' for s in path_slots)} functions)")
+bpf_path = bpftrace_session("bpftrace@read-path", path_slots, SPECS)
+log(f"  started in {bpf_path['startup_s']} s")
+log("funclatency-bpfcc fib_read")
+flat = funclatency_session(SPECS)
+log(f"  started in {flat['startup_s']} s")
+log("workload untraced again")
+base_after = workload(SPECS)
+
+
+def describe_modes(slots):
+    c = {}
+    for s in slots:
+        c[s["mode"]] = c.get(s["mode"], 0) + 1
+    return ", ".join(f"{k}:{v}" for k, v in sorted(c.items()))
+
+
+for n, reads in SPECS:
+    # The baseline: the faster of the untraced runs before and after the tracers.
+    none_ns = min(base_before[n][0], base_after[n][0])
+    full = fib["fibtrace", n]
+    path = fib["fibtrace@read-path", n]
+    common = {"kernel": KERNEL, "n": n, "reads_per_round": reads, "rounds": ROUNDS,
+              "statistic": "fastest round"}
+    sets = {
+        "none": dict(functions=0, function_set="none", calls=0.0, probe="none",
+                     ns=(none_ns, min(base_before[n][1], base_after[n][1])),
+                     extra={"ns_per_read_before": base_before[n][0],
+                            "ns_per_read_after": base_after[n][0]}),
+    }
+    for tracer, run in (("fibtrace", full), ("fibtrace@read-path", path)):
+        sets[tracer] = dict(functions=len(run["counts"]),
+                            function_set="read-path" if "@" in tracer else "all",
+                            calls=run["calls_per_read"], ns=run["ns"][n],
+                            probe="fibtrace " + describe_modes(run["slots"]),
+                            extra={"startup_s": run["startup_s"],
+                                   "untraceable": run["untraceable"], "lost": run["lost"],
+                                   "counts_per_read": {k: v / reads_issued([(n, reads)])
+                                                       for k, v in run["counts"].items()}})
+    sets["fibtrace-kprobe"] = dict(functions=len(kprobe_run["counts"]), function_set="all",
+                                   calls=full["calls_per_read"], ns=kprobe_run["ns"][n],
+                                   probe="fibtrace " + describe_modes(kprobe_run["slots"]),
+                                   extra={"startup_s": kprobe_run["startup_s"],
+                                          "lost": kprobe_run["lost"],
+                                          "counts_equal_fentry": kprobe_counts_match})
+    for tracer, run, ref, ref_name in (("bpftrace", bpf_full, full, "fibtrace"),
+                                       ("bpftrace@read-path", bpf_path, path, "fibtrace@read-path")):
+        sets[tracer] = dict(functions=len(ref["counts"]),
+                            function_set="read-path" if "@" in tracer else "all",
+                            calls=ref["calls_per_read"], ns=run["ns"][n], probe=run["probe"],
+                            extra={"startup_s": run["startup_s"],
+                                   # bpftrace's tid-keyed start loses the
+                                   # outer call of a recursion: fewer
+                                   # recorded than traced calls.
+                                   "hist_calls_recorded_all_n": sum(run["hist_counts"].values()),
+                                   "calls_traced_all_n": round(sum(
+                                       fib[ref_name, m]["calls_per_read"] * reads_issued([(m, r)])
+                                       for m, r in SPECS))})
+    sets["funclatency"] = dict(functions=1, function_set="fib_read", calls=1.0,
+                               ns=flat["ns"][n], probe="bcc kprobe:1",
+                               extra={"startup_s": flat["startup_s"],
+                                      "hist_calls_recorded_all_n":
+                                          sum(flat["hist_counts"].values())})
+    for tracer in ("none", "fibtrace", "fibtrace-kprobe", "bpftrace", "funclatency",
+                   "fibtrace@read-path", "bpftrace@read-path"):
+        s = sets[tracer]
+        added = (s["ns"][0] - none_ns) / s["calls"] if s["calls"] else 0.0
+        row = dict(common, tracer=tracer, function_set=s["function_set"],
+                   functions=s["functions"], calls_per_read=round(s["calls"], 3),
+                   probe=s["probe"], ns_per_read=round(s["ns"][0], 1),
+                   ns_per_read_median=round(s["ns"][1], 1), added_ns_per_call=round(added, 1))
+        # Time the tracer adds to a read: per-call costs are only resolved
+        # where this is well above the run-to-run noise (a few %).
+        row["added_percent"] = round(100 * (s["ns"][0] - none_ns) / none_ns, 1)
+        row.update(s["extra"])
+        rows.append(row)
+    # Ratio to bpftrace tracing the same functions (funclatency: to the full set).
+    by = {r["tracer"]: r for r in rows if r["n"] == n}
+    for r in by.values():
+        ref = by["bpftrace@read-path" if r["function_set"] == "read-path" else "bpftrace"]
+        if r["tracer"] != "none" and ref["added_ns_per_call"] > 0:
+            r["ratio_to_bpftrace"] = round(r["added_ns_per_call"] / ref["added_ns_per_call"], 3)
+
+log(f"done in {time.monotonic() - t_start:.0f} s")
+with open(OUT, "w") as f:
+    json.dump(rows, f, indent=1)
 PY
-	}
-	echo "{\"kernel\": \"$kver\", \"configs\": [" >"$out"
-	first=1
-	for cfg in baseline read-path all-fentry all-kprobe; do
-		case $cfg in
-		baseline) args=() ;;
-		read-path) args=(--no-discover) ;;
-		all-fentry) args=() ;;
-		all-kprobe) args=(--kprobe) ;;
-		esac
-		pid=
-		if [ $cfg != baseline ]; then
-			build/fibtrace "${args[@]}" --no-hist -v >/dev/null 2>"$tmp/err" &
-			pid=$!
-			for _ in $(seq 600); do
-				grep -q "Hit Ctrl-C" "$tmp/err" && break
-				kill -0 $pid 2>/dev/null || { cat "$tmp/err" >&2; exit 1; }
-				sleep 0.2
-			done
-		fi
-		res=$(workload)
-		funcs=0
-		if [ -n "$pid" ]; then
-			kill -INT $pid
-			wait $pid || true
-			funcs=$(grep -c '^fibtrace: slot' "$tmp/err" || true)
-		fi
-		[ $first = 1 ] || echo "," >>"$out"
-		first=0
-		printf '  {"config": "%s", "functions": %s, "reads": [' "$cfg" "$funcs" >>"$out"
-		echo "$res" | awk 'BEGIN{s=""} {printf "%s{\"n\": %s, \"reads\": %s, \"ns_per_read\": %s}", s, $1, $2, $3; s=", "}' >>"$out"
-		echo "]}" >>"$out"
-		echo "bench-trace: $kver $cfg: $(echo $res | tr '\n' ' ')" >&2
-	done
-	echo "]}" >>"$out"
-	rmmod fibdrv
-	exit 0
+	rmmod fibdrv || true
+	exit $status
 fi
 
 kernels=("$@")
 [ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels.sh)
+for f in build/fibtrace build/bench/trace_workload /usr/bin/bpftrace /usr/sbin/funclatency-bpfcc; do
+	[ -x "$f" ] || { echo "bench-trace: $f missing (make bench-trace; make deps)" >&2; exit 1; }
+done
 mkdir -p build/vm bench/results
 parts=()
 for k in "${kernels[@]}"; do
-	scripts/vmtest.sh "$k" -- scripts/bench-trace.sh --guest "build/vm/trace-$k.json"
-	parts+=("build/vm/trace-$k.json")
+	part=build/vm/bench-trace-$k.json
+	rm -f "$part"
+	# The guest's whole console goes to a log; its progress lines to stderr.
+	VM_TIMEOUT=${VM_TIMEOUT:-1500} scripts/vmtest.sh "$k" -- scripts/bench-trace.sh --guest "$part" |
+		tee "build/vm/bench-trace-$k.log" | grep --line-buffered '^bench-trace' >&2 || true
+	[ -s "$part" ] || {
+		echo "bench-trace: $k: no results; the guest's log: build/vm/bench-trace-$k.log" >&2
+		exit 1
+	}
+	parts+=("$part")
 done
-python3 - "${parts[@]}" <<'PY' >bench/results/trace.json
+# Which fibtrace was measured: the commit, and whether bpf/ or src/ differed.
+build=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- bpf src 2>/dev/null || build="$build+uncommitted"
+python3 - "$build" "${parts[@]}" <<'PY'
 import json, sys
-runs = [json.load(open(p)) for p in sys.argv[1:]]
-for r in runs:
-    base = {x["n"]: x["ns_per_read"] for x in r["configs"][0]["reads"]}
-    for c in r["configs"]:
-        for x in c["reads"]:
-            x["ratio_to_baseline"] = round(x["ns_per_read"] / base[x["n"]], 3)
-print(json.dumps({"tool": "fibtrace", "what": "ns per lseek+read from Python, best of 3; "
-                  "software-emulated guest: compare ratios", "runs": runs}, indent=2))
+rows = [r for p in sys.argv[2:] for r in json.load(open(p))]
+for r in rows:
+    r["fibtrace_build"] = sys.argv[1]
+with open("bench/results/trace.json", "w") as f:
+    json.dump(rows, f, indent=1)
+    f.write("\n")
+hdr = ("kernel", "n", "tracer", "funcs", "calls/read", "ns/read", "added", "added ns/call",
+       "vs bpftrace")
+print("%-22s %6s %-19s %5s %10s %12s %7s %13s %11s" % hdr)
+for r in rows:
+    ratio = r.get("ratio_to_bpftrace")
+    print("%-22s %6d %-19s %5d %10.1f %12.0f %6.0f%% %13.0f %11s" % (
+        r["kernel"], r["n"], r["tracer"], r["functions"], r["calls_per_read"],
+        r["ns_per_read"], r["added_percent"], r["added_ns_per_call"],
+        "-" if ratio is None else f"{ratio:.2f}"))
+print("bench-trace: ns/read is the fastest of %d rounds; added ns/call = "
+      "(ns/read - untraced) / calls per read; bench/results/trace.json" % rows[0]["rounds"])
 PY
-echo "bench-trace: bench/results/trace.json"
