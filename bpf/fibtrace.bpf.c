@@ -28,6 +28,8 @@ const volatile __u64 lin_min; /* linear histogram when lin_step != 0 */
 const volatile __u64 lin_step;
 const volatile __u64 lin_buckets; /* buckets between min and max */
 const volatile __u64 ringbuf_wakeup_bytes = 1; /* wake user space from this fill */
+const volatile __u32 nr_events; /* counters (-e): 0 prunes the counter path */
+const volatile __u32 nr_cpus; /* cnt_events index = event * nr_cpus + cpu */
 
 /* fibdrv's per-open state, relocated against the module's BTF. */
 struct fibdrv_file {
@@ -42,6 +44,14 @@ struct ft_frame {
 	__u32 pad;
 };
 
+/* Counter values at a call's entry, beside its ft_frame. */
+struct ft_cnt_frame {
+	__u64 csw; /* the task's nvcsw + nivcsw */
+	__u32 cpu;
+	__u32 ok; /* every read succeeded */
+	struct bpf_perf_event_value v[FT_MAX_EVENTS];
+};
+
 struct ft_task {
 	__u64 n;
 	__u32 algo;
@@ -52,6 +62,11 @@ struct ft_task {
 	__u64 copy_bytes;
 	__u64 copy_ns;
 	struct ft_frame stack[FT_STACK_DEPTH];
+	/* Counters (-e): entry values per frame, fib_read's deltas. */
+	struct ft_cnt_frame cnt[FT_STACK_DEPTH];
+	__u32 read_cnt_status;
+	__u32 read_cnt_pad;
+	struct ft_cnt_delta read_cnt[FT_MAX_EVENTS];
 };
 
 struct {
@@ -88,6 +103,123 @@ static __always_inline void count_lost(__u32 what)
 
 	if (v)
 		__sync_fetch_and_add(v, 1);
+}
+
+/* ---------- counters (-e): only reached when nr_events != 0 ---------- */
+
+/* User space sizes both: nr_events * nr_cpus perf event fds, slots in use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cnt_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FT_MAX_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ft_cnt_stats);
+} cstats SEC(".maps");
+
+/* Context switches of the current task so far: a change means it slept or was preempted. */
+static __always_inline __u64 task_switches(void)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, nvcsw) + BPF_CORE_READ(task, nivcsw);
+}
+
+/* Reads every event on this CPU into @v; false when a read failed. */
+static __always_inline bool counters_read(__u32 cpu, struct bpf_perf_event_value *v)
+{
+	bool ok = true;
+	__u32 e;
+
+	for (e = 0; e < FT_MAX_EVENTS; e++) {
+		if (e >= nr_events)
+			break;
+		if (bpf_perf_event_read_value(&cnt_events, e * nr_cpus + cpu, &v[e], sizeof(v[e])))
+			ok = false;
+	}
+	return ok;
+}
+
+/* Entry of frame @d: last before the entry timestamp. */
+static __always_inline void counters_on_entry(struct ft_task *st, __u32 d)
+{
+	struct ft_cnt_frame *cf = &st->cnt[d & (FT_STACK_DEPTH - 1)];
+
+	cf->csw = task_switches();
+	cf->cpu = bpf_get_smp_processor_id();
+	cf->ok = counters_read(cf->cpu, cf->v);
+}
+
+/*
+ * Exit of frame @i of @slot: the deltas go to the function's totals only when
+ * the pairing holds (see fibtrace.h); otherwise the call is counted by reason
+ * and as FT_LOST_COUNTERS. fib_read's deltas also go to its read record.
+ */
+static __always_inline void counters_on_exit(struct ft_task *st, __u32 i, __u32 slot)
+{
+	struct ft_cnt_frame *cf = &st->cnt[i & (FT_STACK_DEPTH - 1)];
+	struct bpf_perf_event_value now[FT_MAX_EVENTS];
+	__u32 cpu = bpf_get_smp_processor_id(), status = FT_CNT_OK, e;
+	struct ft_cnt_stats *cs;
+
+	if (cf->cpu != cpu)
+		status = FT_CNT_MIGRATED;
+	else if (!counters_read(cpu, now) || !cf->ok)
+		status = FT_CNT_READ_FAILED;
+	else if (task_switches() != cf->csw)
+		status = FT_CNT_SWITCHED;
+	if (slot == FT_SLOT_READ)
+		st->read_cnt_status = status;
+	cs = bpf_map_lookup_elem(&cstats, &slot);
+	if (status != FT_CNT_OK) {
+		count_lost(FT_LOST_COUNTERS);
+		if (cs && status < FT_CNT_STATUS_NR)
+			cs->discarded[status]++;
+		return;
+	}
+	if (cs)
+		cs->kept++;
+	for (e = 0; e < FT_MAX_EVENTS; e++) {
+		__u64 dv, de, dr;
+
+		if (e >= nr_events)
+			break;
+		dv = now[e].counter - cf->v[e].counter;
+		de = now[e].enabled - cf->v[e].enabled;
+		dr = now[e].running - cf->v[e].running;
+		if (cs) {
+			cs->sum[e].value += dv;
+			cs->sum[e].enabled += de;
+			cs->sum[e].running += dr;
+		}
+		if (slot == FT_SLOT_READ) {
+			st->read_cnt[e].value = dv;
+			st->read_cnt[e].enabled = de;
+			st->read_cnt[e].running = dr;
+		}
+	}
+}
+
+/* Ring buffer memory is not zeroed: every field is written. */
+static __always_inline void counters_fill_rec(struct ft_task *st, struct ft_read_rec *r)
+{
+	__u32 e;
+
+	__builtin_memset(r->cnt, 0, sizeof(r->cnt));
+	r->cnt_pad = 0;
+	r->cnt_status = nr_events ? st->read_cnt_status : FT_CNT_NONE;
+	if (!nr_events || st->read_cnt_status != FT_CNT_OK)
+		return;
+	for (e = 0; e < FT_MAX_EVENTS; e++) {
+		if (e >= nr_events)
+			break;
+		r->cnt[e] = st->read_cnt[e];
+	}
 }
 
 static __always_inline __u32 log2_u64(__u64 v)
@@ -204,6 +336,8 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg)
 	st->stack[d].slot = slot;
 	st->stack[d].child_ns = 0;
 	st->depth = d + 1;
+	if (nr_events)
+		counters_on_entry(st, d);
 	/* Last: the time spent above is not charged to the call. */
 	st->stack[d].start = bpf_ktime_get_ns();
 	return 0;
@@ -230,6 +364,7 @@ static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
 	r->ret = ret;
 	r->tid = (__u32)bpf_get_current_pid_tgid();
 	r->cpu = bpf_get_smp_processor_id();
+	counters_fill_rec(st, r);
 	/*
 	 * A wakeup per record (an irq_work and a context switch to fibtrace)
 	 * costs more than tracing the read: user space drains the ring on a
@@ -304,6 +439,8 @@ static __noinline int on_exit(__u32 slot, __s64 ret)
 	if (found > 0)
 		st->stack[(found - 1) & (FT_STACK_DEPTH - 1)].child_ns += dur;
 	account(slot, dur, self);
+	if (nr_events)
+		counters_on_exit(st, found, slot);
 
 	if (!st->in_read)
 		return 0;

@@ -35,6 +35,7 @@
 #include "fibtrace.skel.h"
 #include "range.h"
 #include "trace_compare.h"
+#include "trace_counters.h"
 #include "trace_model.h"
 
 #define ALGO_SYSFS "/sys/class/misc/fibonacci/algorithms"
@@ -64,6 +65,9 @@ static struct env {
 	.device = FIBDRV_DEVICE_PATH,
 };
 
+/* -e/--events, --require-counters (trace_counters.c) */
+static struct ft_counters counters;
+
 const char *argp_program_version = "fibtrace 0.2";
 static const char doc[] =
 	"Trace where the fibdrv kernel module spends its time (fentry/fexit, "
@@ -76,7 +80,9 @@ static const char doc[] =
 	"\vExit status: 0 ok, 1 runtime error, 2 bad usage (also --strict refusing), "
 	"3 not root / no CAP_BPF, 4 fibdrv not loaded (or unloaded while tracing), "
 	"5 unknown function, 6 kernel BTF missing, 7 the traced command failed, "
-	"8 --fail-on-regression found a regression. See docs/fibtrace.md.";
+	"8 --fail-on-regression found a regression, "
+	"9 --require-counters but an event is not available. "
+	"See docs/fibtrace.md and docs/counters.md.";
 static const char args_doc[] = "[-- CMD ARGS...]";
 
 enum {
@@ -100,6 +106,7 @@ enum {
 	OPT_FORMAT,
 	OPT_METRIC,
 	OPT_ROWS,
+	OPT_REQUIRE_COUNTERS,
 };
 
 static const struct argp_option options[] = {
@@ -111,6 +118,10 @@ static const struct argp_option options[] = {
 	{ "no-discover", OPT_NO_DISCOVER, NULL, 0, "Trace only the read path and -f, not every bn_*/fib_* function", 1 },
 	{ "kprobe", OPT_KPROBE, NULL, 0, "Use kprobe/kretprobe instead of fentry/fexit", 1 },
 	{ "pid", 'p', "PID", 0, "Trace this process only", 1 },
+	{ "events", 'e', "LIST", 0, "Counters per call: cycles, instructions, branches, branch-misses, "
+	  "cache-references, cache-misses, L1-dcache-load-misses, LLC-load-misses, page-faults, "
+	  "minor-faults, major-faults, context-switches, cpu-migrations, cpu-clock (at most 8)", 1 },
+	{ "require-counters", OPT_REQUIRE_COUNTERS, NULL, 0, "Exit 9 when an -e event is not available", 1 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 2 },
 	{ "interval", 'i', "SECONDS", 0, "Print a report every SECONDS (deltas)", 2 },
 	{ "hist", 'H', NULL, 0, "Print histograms (default in text output)", 3 },
@@ -177,6 +188,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_DISCOVER:
 		env.discover = false;
+		break;
+	case 'e': {
+		char msg[512];
+
+		if (ft_counters_parse(&counters, arg, msg, sizeof(msg)))
+			argp_error(state, "bad --events: %s", msg);
+		break;
+	}
+	case OPT_REQUIRE_COUNTERS:
+		counters.require = true;
 		break;
 	case OPT_KPROBE:
 		env.kprobe = true;
@@ -301,6 +322,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--algo, --cpu and --repeat need --sweep");
 		if (env.interval && (env.sweep || env.plot))
 			argp_error(state, "--interval does not combine with --sweep or --plot");
+		if (counters.require && !counters.nreq)
+			argp_error(state, "--require-counters needs -e");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -553,6 +576,7 @@ static int tracer_setup(struct tracer *tr, struct ft_run *run, int *bad_slot)
 	}
 	bpf_map__set_max_entries(tr->skel->maps.stats, tg->count);
 	bpf_map__set_max_entries(tr->skel->maps.reads, ringbuf_size());
+	ft_counters_prepare(tr->skel, run);
 	/* Records are drained every 100 ms at most; a wakeup only when half full. */
 	tr->skel->rodata->ringbuf_wakeup_bytes = ringbuf_size() / 2;
 
@@ -579,6 +603,9 @@ static int tracer_setup(struct tracer *tr, struct ft_run *run, int *bad_slot)
 		fprintf(stderr, "fibtrace: loading BPF programs failed: %s\n", strerror(-err));
 		return err;
 	}
+	err = ft_counters_install(tr->skel, run);
+	if (err)
+		return err;
 	t_attach = now_s();
 	for (i = 0; i < tg->count; i++) {
 		struct ft_target *t = &tg->t[i];
@@ -723,7 +750,7 @@ static int tracer_collect(struct tracer *tr, struct ft_run *run)
 			run->lost[i] += lost[c];
 	}
 	free(buf);
-	return 0;
+	return ft_counters_collect(tr->skel, run);
 }
 
 /* Resident memory of fibtrace and kernel memory of its BPF maps (-v). */
@@ -876,6 +903,7 @@ static void print_interval(struct tracer *tr, struct ft_run *run, struct ft_func
 	int i, h;
 
 	tracer_collect(tr, run);
+	ft_counters_interval(run);
 	for (i = 0; i < tg->count; i++) {
 		struct ft_func_stats *s = &tg->t[i].st, cur = *s;
 
@@ -1003,6 +1031,14 @@ int main(int argc, char **argv)
 			run.filter_pid = getpid();
 	}
 	run.run_mode = env.cmp.kind ? "compare" : env.sweep ? "sweep" : env.ncmd ? "command" : env.interval ? "interval" : "wait";
+	if (counters.nreq) {
+		run.counters = &counters;
+		err = ft_counters_open(&counters, &run);
+		if (err) {
+			ret = -err;
+			goto cleanup;
+		}
+	}
 
 	err = tracer_start(&tr, &run);
 	if (err) {
@@ -1132,6 +1168,7 @@ cleanup:
 	}
 	tracer_destroy(&tr);
 	ft_compare_free(cmp);
+	ft_counters_close(&counters);
 	if (fibdrv_btf_fd >= 0)
 		close(fibdrv_btf_fd);
 	free(prev);

@@ -51,7 +51,40 @@ enum ft_lost {
 	FT_LOST_STACK_OVERFLOW, /* entries deeper than FT_STACK_DEPTH */
 	FT_LOST_TASK_STORAGE, /* task storage unavailable (busy or ENOMEM) */
 	FT_LOST_RINGBUF, /* per-read records dropped: ring buffer full */
+	FT_LOST_COUNTERS, /* calls left out of the counter totals (see below) */
 	FT_LOST_NR,
+};
+
+/*
+ * Counters (-e, docs/counters.md): perf events read at entry and exit of
+ * every traced call. Event e on CPU c is at index e * nr_cpus + c of the
+ * PERF_EVENT_ARRAY "cnt_events". A call's deltas are kept only when entry
+ * and exit ran on one CPU, every read succeeded and the task was not
+ * switched out meanwhile (per-CPU counters would then include other tasks).
+ */
+#define FT_MAX_EVENTS 8
+
+enum ft_cnt_status {
+	FT_CNT_NONE, /* no counters in this run */
+	FT_CNT_OK, /* deltas kept */
+	FT_CNT_MIGRATED, /* discarded: entry and exit on different CPUs */
+	FT_CNT_READ_FAILED, /* discarded: bpf_perf_event_read_value failed */
+	FT_CNT_SWITCHED, /* discarded: the task was switched out in the call */
+	FT_CNT_STATUS_NR,
+};
+
+/* One event's delta over a call, or a sum of such deltas. */
+struct ft_cnt_delta {
+	__u64 value;
+	__u64 enabled; /* ns the event was enabled */
+	__u64 running; /* ns it was counting (< enabled when multiplexed) */
+};
+
+/* Per function, per CPU (summed in user space): map "cstats", by slot. */
+struct ft_cnt_stats {
+	__u64 kept; /* calls whose deltas are in sum[] */
+	__u64 discarded[FT_CNT_STATUS_NR]; /* by reason (FT_CNT_MIGRATED...) */
+	struct ft_cnt_delta sum[FT_MAX_EVENTS];
 };
 
 /* One record per completed fib_read, through the ring buffer. */
@@ -66,6 +99,10 @@ struct ft_read_rec {
 	__u32 tid;
 	__u32 cpu;
 	__u32 copy_calls; /* _copy_to_user calls inside this read (if traceable) */
+	/* Counters (-e): fib_read's deltas, valid when cnt_status == FT_CNT_OK. */
+	__u32 cnt_status; /* enum ft_cnt_status */
+	__u32 cnt_pad;
+	struct ft_cnt_delta cnt[FT_MAX_EVENTS]; /* index = event's BPF index */
 };
 
 #endif /* FIBTRACE_H */

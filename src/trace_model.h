@@ -24,6 +24,7 @@ enum ft_exit {
 	FT_EXIT_UNKNOWN_FUNC = 5, /* -f names no traceable function */
 	FT_EXIT_NO_BTF = 6, /* /sys/kernel/btf/vmlinux missing */
 	FT_EXIT_CHILD = 7, /* the traced command failed */
+	FT_EXIT_NO_COUNTERS = 9, /* --require-counters and an event unavailable */
 };
 
 enum ft_mode { FT_MODE_FENTRY, FT_MODE_KPROBE };
@@ -42,6 +43,7 @@ struct ft_target {
 	bool attached;
 	__u64 recursion_misses; /* bpf_prog_info, entry + exit programs */
 	struct ft_func_stats st; /* summed over CPUs */
+	struct ft_cnt_stats cnt; /* counters (-e), summed over CPUs */
 };
 
 struct ft_targets {
@@ -82,6 +84,7 @@ struct ft_run {
 	int nwarnings;
 	bool raw; /* --raw: include every read in the JSON */
 	unsigned int filter_pid;
+	struct ft_counters *counters; /* -e; NULL without (trace_counters.h) */
 };
 
 /* trace_btf.c */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_counters.h"
 #include "trace_model.h"
 
 void ft_warn(struct ft_run *run, const char *fmt, ...)
@@ -261,6 +262,7 @@ static const char *attach_name(const struct ft_target *t)
 
 static const char *const lost_names[FT_LOST_NR] = {
 	"unmatched_exit", "unwound", "stack_overflow", "task_storage", "ringbuf",
+	"counters_discarded",
 };
 
 /* The read path's mode; functions[].attach has each function's. */
@@ -399,6 +401,7 @@ void ft_report_text(FILE *f, struct ft_run *run, bool hist)
 		fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n", t->name,
 			attach_name(t), (uint64_t)s->count, a, b, c, d, e, g, h);
 	}
+	ft_counters_text(f, run);
 
 	nrows = ft_pern_build(run, &rows);
 	if (nrows) {
@@ -422,6 +425,7 @@ void ft_report_text(FILE *f, struct ft_run *run, bool hist)
 		}
 	}
 	free(rows);
+	ft_counters_text_pern(f, run);
 
 	ncopies = copy_build(run, &copies);
 	if (ncopies) {
@@ -510,7 +514,9 @@ void ft_report_json(FILE *f, struct ft_run *run)
 		fprintf(f, "%s", k ? ", " : "");
 		json_str(f, run->warnings[k]);
 	}
-	fprintf(f, "]\n  },\n  \"functions\": [");
+	fprintf(f, "]");
+	ft_counters_json_meta(f, run);
+	fprintf(f, "\n  },\n  \"functions\": [");
 	first = true;
 	for (k = 0; k < tg->count; k++) {
 		struct ft_target *t = &tg->t[k];
@@ -545,7 +551,9 @@ void ft_report_json(FILE *f, struct ft_run *run)
 				hfirst ? "" : ", ", (uint64_t)lo, (uint64_t)hi, (uint64_t)s->hist[j]);
 			hfirst = false;
 		}
-		fprintf(f, "]}");
+		fprintf(f, "]");
+		ft_counters_json_func(f, run, t);
+		fputc('}', f);
 	}
 	fprintf(f, "\n  ],\n  \"per_n\": [");
 	nrows = ft_pern_build(run, &rows);
@@ -558,11 +566,13 @@ void ft_report_json(FILE *f, struct ft_run *run)
 			   ", \"errors\": %" PRIu64 ", \"median_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
 			   ", \"p99_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
 			   ", \"parts_over_total\": %" PRIu64 ", \"breakdown\": {\"compute_ns\": %" PRIu64
-			   ", \"format_ns\": %" PRIu64 ", \"copy_ns\": %" PRIu64 ", \"rest_ns\": %" PRIu64 "}}",
+			   ", \"format_ns\": %" PRIu64 ", \"copy_ns\": %" PRIu64 ", \"rest_ns\": %" PRIu64 "}",
 			r->algo, (uint64_t)r->n, (uint64_t)r->count, (uint64_t)r->errors,
 			(uint64_t)r->median, (uint64_t)r->p90, (uint64_t)r->p99, (uint64_t)r->min,
 			(uint64_t)r->max, (uint64_t)r->parts_over_total, (uint64_t)r->compute,
 			(uint64_t)r->format, (uint64_t)r->copy, (uint64_t)r->rest);
+		ft_counters_json_pern(f, run, r->algo, r->n);
+		fputc('}', f);
 	}
 	free(rows);
 	fprintf(f, "\n  ],\n  \"copy\": [");
@@ -585,11 +595,13 @@ void ft_report_json(FILE *f, struct ft_run *run)
 				   ", \"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
 				   ", \"copy_ns\": %" PRIu64 ", \"copy_to_user_ns\": %" PRIu64
 				   ", \"copy_bytes\": %" PRIu64 ", \"copy_calls\": %u, \"ret\": %" PRId64
-				   ", \"cpu\": %u}",
+				   ", \"cpu\": %u",
 				i ? "," : "", x->algo, (uint64_t)x->n, (uint64_t)x->total_ns,
 				(uint64_t)x->stage_ns[0], (uint64_t)x->stage_ns[1],
 				(uint64_t)x->stage_ns[2], (uint64_t)x->copy_ns,
 				(uint64_t)x->copy_bytes, x->copy_calls, (int64_t)x->ret, x->cpu);
+			ft_counters_json_rec(f, run, x);
+			fputc('}', f);
 		}
 		fprintf(f, "\n  ]");
 	}
@@ -605,32 +617,41 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 	size_t nrows, i;
 	int k;
 
-	fprintf(f, "function,module,attach,count,total_ns,self_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns\n");
+	fprintf(f, "function,module,attach,count,total_ns,self_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns");
+	ft_counters_csv_func_head(f, run);
+	fputc('\n', f);
 	for (k = 0; k < tg->count; k++) {
 		struct ft_target *t = &tg->t[k];
 
 		if (!t->attached && !t->unavailable)
 			continue;
 		fprintf(f, "%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 			t->name, t->module[0] ? t->module : "vmlinux", attach_name(t),
 			(uint64_t)t->st.count, (uint64_t)t->st.total_ns, (uint64_t)t->st.self_ns,
 			(uint64_t)t->st.min_ns, (uint64_t)t->st.max_ns,
 			(uint64_t)ft_hist_percentile(&run->hist, &t->st, 0.5),
 			(uint64_t)ft_hist_percentile(&run->hist, &t->st, 0.9),
 			(uint64_t)ft_hist_percentile(&run->hist, &t->st, 0.99));
+		ft_counters_csv_func(f, run, t);
+		fputc('\n', f);
 	}
 	nrows = ft_pern_build(run, &rows);
 	if (nrows) {
-		fprintf(f, "\nalgo,n,count,median_ns,p90_ns,p99_ns,compute_ns,format_ns,copy_ns,rest_ns\n");
-		for (i = 0; i < nrows; i++)
+		fprintf(f, "\nalgo,n,count,median_ns,p90_ns,p99_ns,compute_ns,format_ns,copy_ns,rest_ns");
+		ft_counters_csv_pern_head(f, run);
+		fputc('\n', f);
+		for (i = 0; i < nrows; i++) {
 			fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+				   ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 				ft_algo_name(run, rows[i].algo), (uint64_t)rows[i].n,
 				(uint64_t)rows[i].count, (uint64_t)rows[i].median,
 				(uint64_t)rows[i].p90, (uint64_t)rows[i].p99,
 				(uint64_t)rows[i].compute, (uint64_t)rows[i].format,
 				(uint64_t)rows[i].copy, (uint64_t)rows[i].rest);
+			ft_counters_csv_pern(f, run, rows[i].algo, rows[i].n);
+			fputc('\n', f);
+		}
 	}
 	free(rows);
 }
