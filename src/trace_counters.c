@@ -57,6 +57,8 @@ static const struct {
 	{"cs", "context-switches"}, {"migrations", "cpu-migrations"},
 };
 
+static double running_pct(const struct ft_cnt_delta *d);
+
 static const char *const status_names[FT_CNT_STATUS_NR] = {
 	"none", "kept", "migrated", "read_failed", "switched",
 };
@@ -356,6 +358,13 @@ int ft_counters_collect(struct fibtrace *skel, struct ft_run *run)
 				ev->whole.enabled += v[1];
 				ev->whole.running += v[2];
 			}
+		}
+		if (ev->whole.running < ev->whole.enabled && !c->warned_multiplex) {
+			c->warned_multiplex = true;
+			ft_warn(run,
+				"%s was multiplexed: counting %.0f%% of the time; values are "
+				"scaled by enabled/running time",
+				ev->def->name, running_pct(&ev->whole));
 		}
 	}
 	return 0;

@@ -35,6 +35,7 @@ struct ft_counters {
 	int ncpus;
 	int *fds;     /* [index * ncpus + cpu], -1 for an offline CPU */
 	bool require; /* --require-counters */
+	bool warned_multiplex;
 };
 
 /* Parses -e LIST; on error writes a message to @err and returns -1. */
