@@ -125,9 +125,9 @@ struct {
 /* Context switches of the current task so far: a change means it slept or was preempted. */
 static __always_inline __u64 task_switches(void)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 
-	return BPF_CORE_READ(task, nvcsw) + BPF_CORE_READ(task, nivcsw);
+	return task->nvcsw + task->nivcsw; /* BTF pointer: no probe-read helper calls */
 }
 
 /* Reads every event on this CPU into @v; false when a read failed. */
@@ -205,15 +205,20 @@ static __always_inline void counters_on_exit(struct ft_task *st, __u32 i, __u32 
 	}
 }
 
-/* Ring buffer memory is not zeroed: every field is written. */
+/*
+ * A reserved record holds what the previous record in its place left. Without
+ * counters no record ever writes cnt[], which stays as allocated (zero).
+ */
 static __always_inline void counters_fill_rec(struct ft_task *st, struct ft_read_rec *r)
 {
 	__u32 e;
 
-	__builtin_memset(r->cnt, 0, sizeof(r->cnt));
 	r->cnt_pad = 0;
 	r->cnt_status = nr_events ? st->read_cnt_status : FT_CNT_NONE;
-	if (!nr_events || st->read_cnt_status != FT_CNT_OK)
+	if (!nr_events)
+		return;
+	__builtin_memset(r->cnt, 0, sizeof(r->cnt));
+	if (st->read_cnt_status != FT_CNT_OK)
 		return;
 	for (e = 0; e < FT_MAX_EVENTS; e++) {
 		if (e >= nr_events)
