@@ -206,8 +206,9 @@ static __always_inline void counters_on_exit(struct ft_task *st, __u32 i, __u32 
 }
 
 /*
- * A reserved record holds what the previous record in its place left. Without
- * counters no record ever writes cnt[], which stays as allocated (zero).
+ * A reserved record holds whatever earlier records left there: cnt[] is
+ * zeroed when counting, and left unwritten without -e (cnt_status says
+ * FT_CNT_NONE; readers look at cnt[] only for FT_CNT_OK).
  */
 static __always_inline void counters_fill_rec(struct ft_task *st, struct ft_read_rec *r)
 {
