@@ -205,19 +205,22 @@ static __always_inline void counters_on_exit(struct ft_task *st, __u32 i, __u32 
 	}
 }
 
-/*
- * A reserved record holds whatever earlier records left there: cnt[] is
- * zeroed when counting, and left unwritten without -e (cnt_status says
- * FT_CNT_NONE; readers look at cnt[] only for FT_CNT_OK).
- */
+/* A read record's size: cnt[] only when counting (a constant to the verifier). */
+static __always_inline __u64 counters_rec_size(void)
+{
+	return nr_events ? sizeof(struct ft_read_rec) : FT_READ_REC_SIZE_NO_COUNTERS;
+}
+
+/* A reserved record holds whatever earlier records left there: write it all. */
 static __always_inline void counters_fill_rec(struct ft_task *st, struct ft_read_rec *r)
 {
 	__u32 e;
 
 	r->cnt_pad = 0;
-	r->cnt_status = nr_events ? st->read_cnt_status : FT_CNT_NONE;
+	r->cnt_status = FT_CNT_NONE;
 	if (!nr_events)
-		return;
+		return; /* a short record: no cnt[] */
+	r->cnt_status = st->read_cnt_status;
 	__builtin_memset(r->cnt, 0, sizeof(r->cnt));
 	if (st->read_cnt_status != FT_CNT_OK)
 		return;
@@ -353,7 +356,7 @@ static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
 {
 	struct ft_read_rec *r;
 
-	r = bpf_ringbuf_reserve(&reads, sizeof(*r), 0);
+	r = bpf_ringbuf_reserve(&reads, counters_rec_size(), 0);
 	if (!r) {
 		count_lost(FT_LOST_RINGBUF);
 		return;

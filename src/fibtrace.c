@@ -518,7 +518,7 @@ static int handle_rec(void *ctx, void *data, size_t size)
 {
 	struct ft_run *run = ctx;
 
-	if (size < sizeof(struct ft_read_rec))
+	if (size < FT_READ_REC_SIZE_NO_COUNTERS)
 		return 0;
 	if (run->nrecs == run->caprecs) {
 		size_t cap = run->caprecs ? run->caprecs * 2 : 4096;
@@ -529,7 +529,10 @@ static int handle_rec(void *ctx, void *data, size_t size)
 		run->recs = n;
 		run->caprecs = cap;
 	}
-	memcpy(&run->recs[run->nrecs++], data, sizeof(struct ft_read_rec));
+	/* Records without counters end before cnt[]: the rest is zero. */
+	memset(&run->recs[run->nrecs], 0, sizeof(struct ft_read_rec));
+	memcpy(&run->recs[run->nrecs++], data,
+	       size < sizeof(struct ft_read_rec) ? size : sizeof(struct ft_read_rec));
 	return 0;
 }
 
@@ -542,7 +545,7 @@ static __u32 ringbuf_size(void)
 	if (env.sweep) {
 		/* Room for a whole sweep round; it is drained while driving. */
 		reads = u64_range_count(&env.range);
-		want = reads * (sizeof(struct ft_read_rec) + 8) * 2;
+		want = reads * (ft_counters_rec_size(&counters) + 8) * 2;
 	}
 	if (want < (1 << 18))
 		want = 1 << 18;

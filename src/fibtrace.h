@@ -105,4 +105,7 @@ struct ft_read_rec {
 	struct ft_cnt_delta cnt[FT_MAX_EVENTS]; /* index = event's BPF index */
 };
 
+/* Without counters BPF reserves and sends records without cnt[]. */
+#define FT_READ_REC_SIZE_NO_COUNTERS __builtin_offsetof(struct ft_read_rec, cnt)
+
 #endif /* FIBTRACE_H */
