@@ -22,7 +22,7 @@ from gtest import check, skip  # noqa: E402
 FIBTRACE = os.path.abspath("build/fibtrace")
 KO = f"build/{os.uname().release}/fibdrv.ko"
 PROG_NAME = re.compile(r"^(fe|fx|kp|kr)_\d+$")
-MAP_NAMES = {"stats", "lost", "reads", "tasks"}
+MAP_NAMES = {"stats", "lost", "reads", "tasks", "cnt_events", "cstats"}
 READ_PATH = {"fib_read", "fibdrv_compute", "fibdrv_format", "fibdrv_copy"}
 
 
