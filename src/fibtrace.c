@@ -1042,6 +1042,12 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (env.cmp.kind && env.cmp.metric == FT_METRIC_COUNTER && !counters.nev) {
+		fprintf(stderr, "fibtrace: --metric counter needs an -e event that is available "
+				"here (e.g. -e page-faults)\n");
+		ret = FT_EXIT_USAGE;
+		goto cleanup;
+	}
 
 	err = tracer_start(&tr, &run);
 	if (err) {

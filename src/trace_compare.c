@@ -37,6 +37,7 @@
 
 #include "fibdrv_uapi.h"
 #include "trace_compare.h"
+#include "trace_counters.h"
 #include "trace_model.h"
 
 #define WARMUP_ROUNDS 1
@@ -95,6 +96,22 @@ static const char *kind_name(enum ft_cmp_kind k)
 	return k == FT_CMP_FORMATS ? "formats" : "algos";
 }
 
+/* A counter delta scaled for multiplexing, as perf stat does. */
+static double scaled_count(const struct ft_cnt_delta *d)
+{
+	if (d->running && d->running < d->enabled)
+		return (double)d->value * d->enabled / d->running;
+	return d->value;
+}
+
+/* Name of the event behind FT_METRIC_COUNTER, or NULL without -e. */
+static const char *counter_event(const struct ft_run *run)
+{
+	const struct ft_counters *k = run->counters;
+
+	return k && k->nev ? k->req[k->by_index[0]].def->name : NULL;
+}
+
 static const char *metric_desc(enum ft_cmp_metric m)
 {
 	switch (m) {
@@ -106,6 +123,8 @@ static const char *metric_desc(enum ft_cmp_metric m)
 		return "fibdrv_format kernel time (BPF)";
 	case FT_METRIC_COPY:
 		return "fibdrv_copy kernel time (BPF)";
+	case FT_METRIC_COUNTER:
+		return "the first -e event counted inside fib_read (BPF, scaled)";
 	default:
 		return "read() syscall, user side (CLOCK_MONOTONIC)";
 	}
@@ -744,6 +763,22 @@ int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn d
 					c->unmatched++;
 					continue;
 				}
+				if (run->counters && run->counters->nev) {
+					/*
+					 * Counters that could not be paired (migrated,
+					 * switched out) would mix in other work: the
+					 * read is left out like an unmatched one.
+					 */
+					if (rec->cnt_status != FT_CNT_OK) {
+						v->unmatched++;
+						c->unmatched++;
+						continue;
+					}
+					cell->v[FT_METRIC_COUNTER][cell->count] =
+						scaled_count(&rec->cnt[0]);
+				} else {
+					cell->v[FT_METRIC_COUNTER][cell->count] = 0;
+				}
 				v->matched++;
 				cell->v[FT_METRIC_TOTAL][cell->count] = rec->total_ns;
 				cell->v[FT_METRIC_COMPUTE][cell->count] = rec->stage_ns[0];
@@ -1181,7 +1216,7 @@ static void json_string(FILE *f, const char *s)
 static void print_json_compare(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
 	static const char *const mkey[FT_METRIC_NR] = {"total_ns", "compute_ns", "format_ns",
-						       "copy_ns", "user_ns"};
+						       "copy_ns",  "user_ns",	 "counter"};
 	size_t i, k;
 	int v, h, m;
 
@@ -1254,6 +1289,8 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 			json_num(f, x->ci_hi);
 			fprintf(f, ", \"medians\": {");
 			for (m = 0; m < FT_METRIC_NR; m++) {
+				if (m == FT_METRIC_COUNTER && !counter_event(run))
+					continue;
 				fprintf(f, "%s\"%s\": ", m ? ", " : "", mkey[m]);
 				json_num(f, x->med[m]);
 			}
@@ -1340,7 +1377,8 @@ static int report_json(FILE *f, const struct ft_compare *c, struct ft_run *run)
 static void report_benchfmt(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
 	static const char *const unit[FT_METRIC_NR] = {"kernel-ns/op", "compute-ns/op",
-						       "format-ns/op", "copy-ns/op", "user-ns/op"};
+						       "format-ns/op", "copy-ns/op",
+						       "user-ns/op",   "counter/op"};
 	size_t i, s;
 	int v, m, h;
 
@@ -1367,10 +1405,22 @@ static void report_benchfmt(FILE *f, const struct ft_compare *c, const struct ft
 				else
 					fprintf(f, "BenchmarkFibRead/algo=%s/n=%" PRIu64,
 						c->var[v].label, nth(c, i));
-				fprintf(f, " 1 %.0f ns/op", r->v[c->o.metric][s]);
-				for (m = 0; m < FT_METRIC_NR; m++)
-					if (m != (int)c->o.metric)
-						fprintf(f, " %.0f %s", r->v[m][s], unit[m]);
+				if (c->o.metric == FT_METRIC_COUNTER)
+					fprintf(f, " 1 %.0f %s/op", r->v[c->o.metric][s],
+						counter_event(run));
+				else
+					fprintf(f, " 1 %.0f ns/op", r->v[c->o.metric][s]);
+				for (m = 0; m < FT_METRIC_NR; m++) {
+					if (m == (int)c->o.metric)
+						continue;
+					if (m == FT_METRIC_COUNTER) {
+						if (counter_event(run))
+							fprintf(f, " %.0f %s/op", r->v[m][s],
+								counter_event(run));
+						continue;
+					}
+					fprintf(f, " %.0f %s", r->v[m][s], unit[m]);
+				}
 				fputc('\n', f);
 			}
 		}

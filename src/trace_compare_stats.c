@@ -13,8 +13,8 @@
 
 #include "trace_compare.h"
 
-static const char *const metric_names[FT_METRIC_NR] = {"total", "compute", "format", "copy",
-						       "user"};
+static const char *const metric_names[FT_METRIC_NR] = {"total", "compute", "format",
+						       "copy",	"user",	   "counter"};
 static const char *const outlier_names[] = {"tukey", "keep", "trim"};
 
 const char *ft_cmp_metric_name(enum ft_cmp_metric m)

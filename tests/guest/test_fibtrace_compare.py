@@ -216,6 +216,31 @@ def main():
           out[:900])
     check("compare.text.summary", re.search(r"^geomean fdouble64 / iter64: ", out, re.M) is not None,
           out[-600:])
+
+    # Counters (-e) in a comparison: fibtrace reads into its own locked,
+    # already touched buffer, so page faults inside fib_read are exactly 0.
+    rc, out, err = run(["--compare", "algos", "--algo", "iter64,fdouble64", "--sweep", "10:12",
+                        "--repeat", "3", "--metric", "counter"])
+    check("compare.counter.needs-event", rc == 2 and "--metric counter needs" in err,
+          f"exit {rc}: {err.strip()[-300:]}")
+    doc, err = run_json("compare.counter", ["--compare", "algos", "--algo", "iter64,fdouble64",
+                                            "--sweep", "10:12", "--repeat", "4", "--cpu", "1",
+                                            "-e", "page-faults"])
+    if doc:
+        cells = doc["stats"]
+        check("compare.counter.cells", len(cells) == 6 and
+              all(s["medians"].get("counter") == 0 for s in cells),
+              str([s["medians"] for s in cells][:3]))
+        # A read whose counters could not be paired is left out and counted.
+        check("compare.counter.reads", sum(s["count"] for s in cells) +
+              doc["settings"]["unmatched_reads"] == 24, f"counts {[s['count'] for s in cells]}")
+    rc, out, err = run(["--compare", "algos", "--algo", "iter64,fdouble64", "--sweep", "10:11",
+                        "--repeat", "2", "-e", "page-faults", "--metric", "counter",
+                        "--outliers", "keep", "--format", "benchfmt"])
+    lines = [ln for ln in out.splitlines() if ln.startswith("Benchmark")]
+    check("compare.counter.benchfmt", rc == 0 and 1 <= len(lines) <= 8 and all(
+        re.search(r" 1 0 page-faults/op .* kernel-ns/op", ln) for ln in lines),
+        f"exit {rc}: {err.strip()[-200:]} {lines[:2]}")
     gtest.exit()
 
 
