@@ -1197,22 +1197,6 @@ static void json_num(FILE *f, double x)
 		fprintf(f, "null");
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void print_json_compare(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
 	static const char *const mkey[FT_METRIC_NR] = {"total_ns", "compute_ns", "format_ns",
@@ -1225,7 +1209,7 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 		"\"baseline\": ",
 		kind_name(c->o.kind), ft_cmp_metric_name(c->o.metric),
 		ft_cmp_outliers_name(c->o.outliers));
-	json_string(f, c->var[c->base].label);
+	ft_json_str(f, c->var[c->base].label);
 	fprintf(f,
 		", \"rounds\": %u, \"warmup_rounds\": %d, \"interleaved\": true, \"alpha\": %g, "
 		"\"ci_level\": %g, \"bootstrap_resamples\": %u, \"comparisons\": %zu, "
@@ -1239,7 +1223,7 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 	for (h = 0; h < c->nhy; h++) {
 		fprintf(f, "%s\n    {\"check\": \"%s\", \"status\": \"%s\", \"detail\": ",
 			h ? "," : "", c->hy[h].name, hy_status_name(c->hy[h].status));
-		json_string(f, c->hy[h].detail);
+		ft_json_str(f, c->hy[h].detail);
 		fputc('}', f);
 	}
 	fprintf(f, "\n  ],\n  \"variants\": [");
@@ -1247,9 +1231,9 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 		const struct variant *x = &c->var[v];
 
 		fprintf(f, "%s\n    {\"label\": ", v ? "," : "");
-		json_string(f, x->label);
+		ft_json_str(f, x->label);
 		fprintf(f, ", \"algo\": ");
-		json_string(f, run->algos[x->algo_id]);
+		ft_json_str(f, run->algos[x->algo_id]);
 		fprintf(f,
 			", \"algo_id\": %d, \"format\": \"%s\", \"baseline\": %s, \"reads\": "
 			"%" PRIu64 ", \"matched\": %" PRIu64 ", \"unmatched\": %" PRIu64
@@ -1265,7 +1249,7 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 			const struct ft_cmp_cell *x = cell_of(c, v, i);
 
 			fprintf(f, "%s\n    {\"variant\": ", k++ ? "," : "");
-			json_string(f, c->var[v].label);
+			ft_json_str(f, c->var[v].label);
 			fprintf(f,
 				", \"n\": %" PRIu64 ", \"count\": %zu, \"kept\": %zu, "
 				"\"outliers_removed\": %zu, \"median_ns\": ",
@@ -1301,9 +1285,9 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 		const struct ft_cmp_pair *p = &c->pair[k];
 
 		fprintf(f, "%s\n    {\"n\": %" PRIu64 ", \"a\": ", k ? "," : "", nth(c, p->nidx));
-		json_string(f, c->var[c->base].label);
+		ft_json_str(f, c->var[c->base].label);
 		fprintf(f, ", \"b\": ");
-		json_string(f, c->var[p->variant].label);
+		ft_json_str(f, c->var[p->variant].label);
 		fprintf(f, ", \"ratio\": ");
 		json_num(f, p->ratio);
 		fprintf(f, ", \"ci_lo\": ");
@@ -1334,9 +1318,9 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 			slower += pp[i].significant && pp[i].ratio > 1;
 		}
 		fprintf(f, "%s\n    {\"a\": ", k++ ? "," : "");
-		json_string(f, c->var[c->base].label);
+		ft_json_str(f, c->var[c->base].label);
 		fprintf(f, ", \"b\": ");
-		json_string(f, c->var[v].label);
+		ft_json_str(f, c->var[v].label);
 		fprintf(f, ", \"geomean_ratio\": ");
 		json_num(f, tmp ? stats_geomean(tmp, q) : NAN);
 		fprintf(f, ", \"n_compared\": %zu, \"faster\": %zu, \"slower\": %zu}", q, faster,
@@ -1433,7 +1417,7 @@ static int report_plot(const struct ft_compare *c, const struct ft_run *run, con
 	char dir[] = "/tmp/fibtrace-cmp-XXXXXX", lat[128], rat[128], script[128];
 	const char *ext = strrchr(path, '.'), *term;
 	size_t i;
-	int v, status, ret = -1, k;
+	int v, ret = -1, k;
 	FILE *f;
 
 	if (ext && !strcmp(ext, ".svg"))
@@ -1513,20 +1497,8 @@ static int report_plot(const struct ft_compare *c, const struct ft_run *run, con
 	}
 	fprintf(f, ", 1 with lines dt 2 lc rgb 'black' notitle\nunset multiplot\n");
 	fclose(f);
-	{
-		pid_t pid = fork();
-
-		if (pid == 0) {
-			execlp("gnuplot", "gnuplot", script, (char *)NULL);
-			_exit(127);
-		}
-		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status)) {
-			fprintf(stderr,
-				"fibtrace: --plot: gnuplot failed (is gnuplot-nox installed?)\n");
-			goto out;
-		}
-	}
+	if (ft_gnuplot(script))
+		goto out;
 	fprintf(stderr, "fibtrace: plot written to %s\n", path);
 	ret = 0;
 out:

@@ -100,6 +100,7 @@ __u64 ft_hist_percentile(const struct ft_hist_cfg *cfg,
 void ft_report_text(FILE *f, struct ft_run *run, bool hist);
 void ft_report_json(FILE *f, struct ft_run *run);
 void ft_report_csv(FILE *f, struct ft_run *run);
+void ft_json_str(FILE *f, const char *s); /* a JSON string, escaped */
 const char *ft_algo_name(const struct ft_run *run, unsigned int id);
 void ft_warn(struct ft_run *run, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -116,5 +117,6 @@ size_t ft_pern_build(struct ft_run *run, struct ft_pern **out);
 
 /* trace_plot.c */
 int ft_plot(struct ft_run *run, const char *path);
+int ft_gnuplot(const char *script);
 
 #endif

@@ -14,6 +14,24 @@
 
 #include "trace_model.h"
 
+/* Runs gnuplot on a script: 0, or -1 with a message. */
+int ft_gnuplot(const char *script)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "fibtrace: --plot: gnuplot failed (is gnuplot-nox installed?)\n");
+		return -1;
+	}
+	return 0;
+}
+
 int ft_plot(struct ft_run *run, const char *path)
 {
 	char dir[] = "/tmp/fibtrace-plot-XXXXXX", data[128], script[128];
@@ -22,7 +40,7 @@ int ft_plot(struct ft_run *run, const char *path)
 	size_t nrows, i;
 	unsigned int prev_algo = UINT32_MAX, nblocks = 0, blocks[64];
 	FILE *f;
-	int status, ret = -1;
+	int ret = -1;
 
 	if (ext && !strcmp(ext, ".svg"))
 		term = "svg size 1000,800 dynamic background rgb 'white'";
@@ -84,19 +102,8 @@ int ft_plot(struct ft_run *run, const char *path)
 		data);
 	fprintf(f, "unset multiplot\n");
 	fclose(f);
-	{
-		pid_t pid = fork();
-
-		if (pid == 0) {
-			execlp("gnuplot", "gnuplot", script, (char *)NULL);
-			_exit(127);
-		}
-		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status)) {
-			fprintf(stderr, "fibtrace: --plot: gnuplot failed (is gnuplot-nox installed?)\n");
-			goto out;
-		}
-	}
+	if (ft_gnuplot(script))
+		goto out;
 	fprintf(stderr, "fibtrace: plot written to %s\n", path);
 	ret = 0;
 out:

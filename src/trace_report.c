@@ -455,7 +455,7 @@ void ft_report_text(FILE *f, struct ft_run *run, bool hist)
 
 /* ---------- JSON ---------- */
 
-static void json_str(FILE *f, const char *s)
+void ft_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -484,7 +484,7 @@ void ft_report_json(FILE *f, struct ft_run *run)
 
 	attach_counts(tg, &nf, &nk, &nn);
 	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace\", \"schema\": 1, \"kernel\": ");
-	json_str(f, run->kernel);
+	ft_json_str(f, run->kernel);
 	fprintf(f, ", \"attach_counts\": {\"fentry\": %d, \"kprobe\": %d, \"none\": %d}", nf, nk, nn);
 	fprintf(f, ", \"attach\": \"%s\", \"mode\": \"%s\", \"cpu\": %d, \"seconds\": %.6f, "
 		   "\"filter_pid\": %u, \"module_btf\": %s,\n",
@@ -500,7 +500,7 @@ void ft_report_json(FILE *f, struct ft_run *run)
 	fprintf(f, "    \"algorithms\": [");
 	for (k = 0; k < run->nalgos; k++) {
 		fprintf(f, "%s", k ? ", " : "");
-		json_str(f, run->algos[k]);
+		ft_json_str(f, run->algos[k]);
 	}
 	fprintf(f, "],\n");
 	if (run->sweep)
@@ -512,7 +512,7 @@ void ft_report_json(FILE *f, struct ft_run *run)
 	fprintf(f, "    \"warnings\": [");
 	for (k = 0; k < run->nwarnings; k++) {
 		fprintf(f, "%s", k ? ", " : "");
-		json_str(f, run->warnings[k]);
+		ft_json_str(f, run->warnings[k]);
 	}
 	fprintf(f, "]");
 	ft_counters_json_meta(f, run);
@@ -527,9 +527,9 @@ void ft_report_json(FILE *f, struct ft_run *run)
 			continue;
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
 		first = false;
-		json_str(f, t->name);
+		ft_json_str(f, t->name);
 		fprintf(f, ", \"module\": ");
-		json_str(f, t->module[0] ? t->module : "vmlinux");
+		ft_json_str(f, t->module[0] ? t->module : "vmlinux");
 		fprintf(f, ", \"attach\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 			   ", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
 			   ", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
@@ -561,7 +561,7 @@ void ft_report_json(FILE *f, struct ft_run *run)
 		struct ft_pern *r = &rows[i];
 
 		fprintf(f, "%s\n    {\"algo\": ", i ? "," : "");
-		json_str(f, ft_algo_name(run, r->algo));
+		ft_json_str(f, ft_algo_name(run, r->algo));
 		fprintf(f, ", \"algo_id\": %u, \"n\": %" PRIu64 ", \"count\": %" PRIu64
 			   ", \"errors\": %" PRIu64 ", \"median_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
 			   ", \"p99_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
