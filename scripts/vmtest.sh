@@ -17,7 +17,6 @@ if [ "${1:-}" = "--" ]; then
 	shift
 	# Hand the command over in a script file: vng re-quotes a command line.
 	script=$(mktemp "$top/build/vm/cmd.XXXXXX")
-	trap 'rm -f "$script"' EXIT
 	printf '%q ' "$@" >"$script"
 	cmd="bash ${script#$top/}"
 else
@@ -36,12 +35,25 @@ append=()
 for opt in ${VM_APPEND:-}; do append+=(--append "$opt"); done
 # The guest shares the host's root file system read-only; build/vm is the
 # one directory it may write back (test artefacts, plots).
-timeout --kill-after=15 "${VM_TIMEOUT:-1200}" \
-	vng -r "$image" "${accel[@]}" "${append[@]}" -m "${VM_MEM:-2G}" -p "${VM_CPUS:-2}" \
-	--rwdir "$top/build/vm" -- "cd $top && $cmd" </dev/null 2>&1 | cat
-# Through a pipe: given a regular file as stdout, the VM's console reopens and
-# truncates it, losing what was printed before the boot.
-status=${PIPESTATUS[0]}
+console=$(mktemp "$top/build/vm/console.XXXXXX")
+trap 'rm -f "${script:-}" "$console"' EXIT
+boot() {
+	timeout --kill-after=15 "${VM_TIMEOUT:-1200}" \
+		vng -r "$image" "${accel[@]}" "${append[@]}" -m "${VM_MEM:-2G}" -p "${VM_CPUS:-2}" \
+		--rwdir "$top/build/vm" -- "echo vmtest: guest up; cd $top && $cmd" </dev/null 2>&1 |
+		tee "$console"
+	# Through a pipe: given a regular file as stdout, the VM's console
+	# reopens and truncates it, losing what was printed before the boot.
+	status=${PIPESTATUS[0]}
+}
+boot
+# A guest that died before running anything (QEMU or vng failing to start,
+# seen once with no message at all) gets one more boot; a failing command
+# does not.
+if [ $status != 0 ] && ! grep -q 'vmtest: guest up' "$console"; then
+	echo "vmtest: the guest exited with status $status before running anything: booting it again"
+	boot
+fi
 if [ $status = 124 ] || [ $status = 137 ]; then
 	echo "FAIL vm.$kver.timeout: guest did not finish within ${VM_TIMEOUT:-1200}s"
 fi
