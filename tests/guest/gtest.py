@@ -5,6 +5,20 @@ Each check prints one line: "PASS name", "FAIL name: detail" or
 """
 import sys
 
+# fibdrv's user API (fibdrv/fibdrv_uapi.h), for the tests that call it directly.
+ALGO_NAME_MAX = 32
+FORMAT_DEC, FORMAT_BIN = 0, 1
+
+
+def fibdrv_ioc(direction, nr, size):
+    return (direction << 30) | (size << 16) | (ord("f") << 8) | nr
+
+
+IOC_SET_ALGO = fibdrv_ioc(1, 1, ALGO_NAME_MAX)
+IOC_GET_ALGO = fibdrv_ioc(2, 2, ALGO_NAME_MAX)
+IOC_SET_FORMAT = fibdrv_ioc(0, 3, 0)
+IOC_RESULT_SIZE = fibdrv_ioc(2, 4, 8)
+
 _failed = False
 
 

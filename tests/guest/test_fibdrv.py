@@ -16,21 +16,10 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
-from gtest import check, fib  # noqa: E402
+from gtest import (ALGO_NAME_MAX, FORMAT_BIN, FORMAT_DEC, IOC_GET_ALGO,  # noqa: E402
+                   IOC_RESULT_SIZE, IOC_SET_ALGO, IOC_SET_FORMAT, fibdrv_ioc, check, fib)
 
 DEV = "/dev/fibonacci"
-ALGO_NAME_MAX = 32
-FORMAT_DEC, FORMAT_BIN = 0, 1
-
-
-def _ioc(direction, nr, size):
-    return (direction << 30) | (size << 16) | (ord("f") << 8) | nr
-
-
-IOC_SET_ALGO = _ioc(1, 1, ALGO_NAME_MAX)
-IOC_GET_ALGO = _ioc(2, 2, ALGO_NAME_MAX)
-IOC_SET_FORMAT = _ioc(0, 3, 0)
-IOC_RESULT_SIZE = _ioc(2, 4, 8)
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
@@ -229,7 +218,7 @@ def test_algo_selection(algos):
     fcntl.ioctl(fd, IOC_GET_ALGO, buf)
     now = buf.split(b"\0")[0].decode()
     check("algo.failed-select-keeps-algo", now == algos[-1][0], f"now {now}")
-    check("ioctl.unknown.ENOTTY", errno_of(lambda: fcntl.ioctl(fd, _ioc(0, 99, 0), 0))
+    check("ioctl.unknown.ENOTTY", errno_of(lambda: fcntl.ioctl(fd, fibdrv_ioc(0, 99, 0), 0))
           == errno.ENOTTY)
     check("ioctl.bad-format.EINVAL", errno_of(lambda: fcntl.ioctl(fd, IOC_SET_FORMAT, 7))
           == errno.EINVAL)

@@ -16,21 +16,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
-from gtest import check  # noqa: E402
+from gtest import (ALGO_NAME_MAX, FORMAT_BIN, IOC_GET_ALGO, IOC_RESULT_SIZE,  # noqa: E402
+                   IOC_SET_ALGO, IOC_SET_FORMAT, check)
 
 STRESS = "build/tests/fibstress"
-ALGO_NAME_MAX = 32
-FORMAT_BIN = 1
-
-
-def _ioc(direction, nr, size):
-    return (direction << 30) | (size << 16) | (ord("f") << 8) | nr
-
-
-IOC_SET_ALGO = _ioc(1, 1, ALGO_NAME_MAX)
-IOC_GET_ALGO = _ioc(2, 2, ALGO_NAME_MAX)
-IOC_SET_FORMAT = _ioc(0, 3, 0)
-IOC_RESULT_SIZE = _ioc(2, 4, 8)
 libc = ctypes.CDLL(None, use_errno=True)
 libc.lseek.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int]
 libc.lseek.restype = ctypes.c_int64
