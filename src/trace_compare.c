@@ -1197,6 +1197,13 @@ static void json_num(FILE *f, double x)
 		fprintf(f, "null");
 }
 
+/* ", "key": number" (null when not finite). */
+static void json_field(FILE *f, const char *key, double x)
+{
+	fprintf(f, ", \"%s\": ", key);
+	json_num(f, x);
+}
+
 static void print_json_compare(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
 	static const char *const mkey[FT_METRIC_NR] = {"total_ns", "compute_ns", "format_ns",
@@ -1255,22 +1262,14 @@ static void print_json_compare(FILE *f, const struct ft_compare *c, const struct
 				"\"outliers_removed\": %zu, \"median_ns\": ",
 				nth(c, i), x->reads, x->kept, x->reads - x->kept);
 			json_num(f, x->s.median);
-			fprintf(f, ", \"q1_ns\": ");
-			json_num(f, x->s.q1);
-			fprintf(f, ", \"q3_ns\": ");
-			json_num(f, x->s.q3);
-			fprintf(f, ", \"iqr_ns\": ");
-			json_num(f, x->s.iqr);
-			fprintf(f, ", \"min_ns\": ");
-			json_num(f, x->s.min);
-			fprintf(f, ", \"max_ns\": ");
-			json_num(f, x->s.max);
-			fprintf(f, ", \"mean_ns\": ");
-			json_num(f, x->s.mean);
-			fprintf(f, ", \"ci_lo_ns\": ");
-			json_num(f, x->ci_lo);
-			fprintf(f, ", \"ci_hi_ns\": ");
-			json_num(f, x->ci_hi);
+			json_field(f, "q1_ns", x->s.q1);
+			json_field(f, "q3_ns", x->s.q3);
+			json_field(f, "iqr_ns", x->s.iqr);
+			json_field(f, "min_ns", x->s.min);
+			json_field(f, "max_ns", x->s.max);
+			json_field(f, "mean_ns", x->s.mean);
+			json_field(f, "ci_lo_ns", x->ci_lo);
+			json_field(f, "ci_hi_ns", x->ci_hi);
 			fprintf(f, ", \"medians\": {");
 			for (m = 0; m < FT_METRIC_NR; m++) {
 				if (m == FT_METRIC_COUNTER && !counter_event(run))
@@ -1497,9 +1496,8 @@ static int report_plot(const struct ft_compare *c, const struct ft_run *run, con
 	}
 	fprintf(f, ", 1 with lines dt 2 lc rgb 'black' notitle\nunset multiplot\n");
 	fclose(f);
-	if (ft_gnuplot(script))
+	if (ft_gnuplot(script, path))
 		goto out;
-	fprintf(stderr, "fibtrace: plot written to %s\n", path);
 	ret = 0;
 out:
 	unlink(lat);

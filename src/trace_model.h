@@ -117,6 +117,6 @@ size_t ft_pern_build(struct ft_run *run, struct ft_pern **out);
 
 /* trace_plot.c */
 int ft_plot(struct ft_run *run, const char *path);
-int ft_gnuplot(const char *script);
+int ft_gnuplot(const char *script, const char *path);
 
 #endif

@@ -14,8 +14,8 @@
 
 #include "trace_model.h"
 
-/* Runs gnuplot on a script: 0, or -1 with a message. */
-int ft_gnuplot(const char *script)
+/* Runs gnuplot on a script that draws @path: 0, or -1; says which. */
+int ft_gnuplot(const char *script, const char *path)
 {
 	int status;
 	pid_t pid = fork();
@@ -29,6 +29,7 @@ int ft_gnuplot(const char *script)
 		fprintf(stderr, "fibtrace: --plot: gnuplot failed (is gnuplot-nox installed?)\n");
 		return -1;
 	}
+	fprintf(stderr, "fibtrace: plot written to %s\n", path);
 	return 0;
 }
 
@@ -102,9 +103,8 @@ int ft_plot(struct ft_run *run, const char *path)
 		data);
 	fprintf(f, "unset multiplot\n");
 	fclose(f);
-	if (ft_gnuplot(script))
+	if (ft_gnuplot(script, path))
 		goto out;
-	fprintf(stderr, "fibtrace: plot written to %s\n", path);
 	ret = 0;
 out:
 	unlink(data);
