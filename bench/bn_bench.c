@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 		bn_mem_stats(&cur, &peak);
 		if (fib_compute(fib_algo_default(), 1000000, &v))
 			return 1;
-		len = fib_format_size(&v, FIB_FORMAT_DEC);
+		len = fib_format_size(&v, FIBDRV_FORMAT_DEC);
 		bn_mem_stats(&cur, &peak);
 		printf("\npeak memory of F(10^6) with %s + decimal formatting (%ld digits): "
 		       "%zu bytes (%.1f KiB) allocated at peak, %zu held by the result\n",

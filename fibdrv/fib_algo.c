@@ -542,7 +542,7 @@ long fib_format_size(struct fib_value *v, enum fib_format f)
 	if (!v || (!v->has_num && !v->has_dec))
 		return -EINVAL;
 	switch (f) {
-	case FIB_FORMAT_DEC:
+	case FIBDRV_FORMAT_DEC:
 		if (!v->has_dec) {
 			size_t cap = bn_dec_bound(v->num.size);
 			char *buf = bn_mem_alloc(cap);
@@ -559,7 +559,7 @@ long fib_format_size(struct fib_value *v, enum fib_format f)
 			v->has_dec = 1;
 		}
 		return (long)v->dec_len;
-	case FIB_FORMAT_BIN:
+	case FIBDRV_FORMAT_BIN:
 		if (!v->has_num) {
 			err = bn_from_dec(&v->num, v->dec, v->dec_len);
 			if (err) {
@@ -581,7 +581,7 @@ noinline long fib_format(struct fib_value *v, enum fib_format f, char *buf, size
 		return size;
 	if ((size_t)size > cap)
 		return -ENOSPC;
-	if (f == FIB_FORMAT_DEC) {
+	if (f == FIBDRV_FORMAT_DEC) {
 		memcpy(buf, v->dec, (size_t)size);
 		return size;
 	}

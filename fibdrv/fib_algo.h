@@ -7,8 +7,7 @@
 #define FIBDRV_FIB_ALGO_H
 
 #include "bn.h"
-
-enum fib_format { FIB_FORMAT_DEC = 0, FIB_FORMAT_BIN = 1 };
+#include "fibdrv_uapi.h" /* enum fib_format: FIBDRV_FORMAT_DEC, FIBDRV_FORMAT_BIN */
 
 /*
  * Result of a computation.  Start from FIB_VALUE_INIT (or all zero bytes);
@@ -20,23 +19,25 @@ enum fib_format { FIB_FORMAT_DEC = 0, FIB_FORMAT_BIN = 1 };
  */
 struct fib_value {
 	u64 n;
-	struct bn num;		/* valid when has_num */
-	char *dec;		/* decimal digits, no NUL; valid when has_dec */
+	struct bn num; /* valid when has_num */
+	char *dec;     /* decimal digits, no NUL; valid when has_dec */
 	size_t dec_len;
 	u8 has_num;
 	u8 has_dec;
 };
 
+/* clang-format off */
 #define FIB_VALUE_INIT { .n = 0 }
+/* clang-format on */
 
-#define FIB_ALGO_U64 0x1	/* result limited to u64: n > max_n -> -EOVERFLOW */
+#define FIB_ALGO_U64 0x1 /* result limited to u64: n > max_n -> -EOVERFLOW */
 
 struct fib_algo {
 	const char *name;
-	u64 max_n;		/* largest n accepted (fib_compute checks it) */
-	int (*compute)(u64 n, struct fib_value *out);	/* no cap check */
+	u64 max_n; /* largest n accepted (fib_compute checks it) */
+	int (*compute)(u64 n, struct fib_value *out); /* no cap check */
 	const char *summary;
-	unsigned int flags;	/* FIB_ALGO_* */
+	unsigned int flags; /* FIB_ALGO_* */
 };
 
 extern const struct fib_algo fib_algos[];

@@ -19,9 +19,14 @@
 #define FIBDRV_DEVICE_PATH "/dev/fibonacci"
 #define FIBDRV_ALGO_NAME_MAX 32
 
-/* Output formats: ASCII decimal (default) or little-endian u64 limbs. */
-#define FIBDRV_FORMAT_DEC 0
-#define FIBDRV_FORMAT_BIN 1
+/*
+ * Output formats: ASCII decimal (default) or little-endian u64 limbs.  The
+ * library's fib_format_size()/fib_format() take the same constants.
+ */
+enum fib_format {
+	FIBDRV_FORMAT_DEC = 0,
+	FIBDRV_FORMAT_BIN = 1,
+};
 
 struct fibdrv_algo_sel {
 	char name[FIBDRV_ALGO_NAME_MAX]; /* NUL-terminated */

@@ -54,9 +54,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'f':
 		if (!strcmp(arg, "dec"))
-			a->format = FIB_FORMAT_DEC;
+			a->format = FIBDRV_FORMAT_DEC;
 		else if (!strcmp(arg, "bin"))
-			a->format = FIB_FORMAT_BIN;
+			a->format = FIBDRV_FORMAT_BIN;
 		else
 			argp_failure(state, EXIT_USAGE, 0, "unknown format '%s' (dec or bin)", arg);
 		break;
@@ -105,7 +105,7 @@ static int print_hex(const unsigned char *b, long len)
 
 int main(int argc, char **argv)
 {
-	struct args a = { fib_algo_default(), FIB_FORMAT_DEC, 0, 0, 0 };
+	struct args a = { fib_algo_default(), FIBDRV_FORMAT_DEC, 0, 0, 0 };
 	struct fib_value v = FIB_VALUE_INIT;
 	unsigned int i;
 	long size, len;
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 		fib_value_release(&v);
 		return 1;
 	}
-	if (a.format == FIB_FORMAT_DEC) {
+	if (a.format == FIBDRV_FORMAT_DEC) {
 		fwrite(buf, 1, (size_t)len, stdout);
 		putchar('\n');
 	} else {

@@ -244,7 +244,7 @@ static void fuzz_fib(const uint8_t *data, size_t size)
 	CHECK(fib_compute(algo, n, &value) == 0);
 	mpz_inits(want, got, NULL);
 	mpz_fib_ui(want, n);
-	for (int format = FIB_FORMAT_DEC; format <= FIB_FORMAT_BIN; format++) {
+	for (int format = FIBDRV_FORMAT_DEC; format <= FIBDRV_FORMAT_BIN; format++) {
 		len = fib_format_size(&value, format);
 		CHECK(len >= 0);
 		buf = malloc(len + 1);
@@ -252,7 +252,7 @@ static void fuzz_fib(const uint8_t *data, size_t size)
 		CHECK(fib_format(&value, format, buf, len) == len);
 		if (len)
 			CHECK(fib_format(&value, format, buf, len - 1) < 0);
-		if (format == FIB_FORMAT_DEC) {
+		if (format == FIBDRV_FORMAT_DEC) {
 			buf[len] = '\0';
 			CHECK(mpz_set_str(got, buf, 10) == 0);
 		} else {

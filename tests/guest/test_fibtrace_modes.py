@@ -78,9 +78,9 @@ int main(int argc, char **argv)
 	char *buf;
 	if (!a || fib_compute(a, n, &v)) return 1;
 	/* fibdrv_format's work: size, then the decimal digits */
-	len = fib_format_size(&v, FIB_FORMAT_DEC);
+	len = fib_format_size(&v, FIBDRV_FORMAT_DEC);
 	buf = malloc(len > 0 ? len : 1);
-	if (len < 0 || !buf || fib_format(&v, FIB_FORMAT_DEC, buf, len) != len) return 1;
+	if (len < 0 || !buf || fib_format(&v, FIBDRV_FORMAT_DEC, buf, len) != len) return 1;
 	printf("bn_sqr_karatsuba %lu\nbn_mul_karatsuba %lu\nbn_sqr_n %lu\nbn_mul_n %lu\n",
 	       cnt[0], cnt[1], cnt[2], cnt[3]);
 	return 0;

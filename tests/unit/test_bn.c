@@ -826,11 +826,11 @@ static void test_registry(void)
 	if (v.has_num || v.has_dec)
 		fail("failed compute left a value");
 	/* empty value, bad format, short buffers, F(0) */
-	if (fib_format_size(&v, FIB_FORMAT_DEC) != -EINVAL)
+	if (fib_format_size(&v, FIBDRV_FORMAT_DEC) != -EINVAL)
 		fail("empty value formatted");
-	if (fib_compute(d, 0, &v) || fib_format_size(&v, FIB_FORMAT_BIN) != 0 ||
-	    fib_format_size(&v, FIB_FORMAT_DEC) != 1 || fib_format(&v, FIB_FORMAT_DEC, buf, 1) != 1 ||
-	    buf[0] != '0')
+	if (fib_compute(d, 0, &v) || fib_format_size(&v, FIBDRV_FORMAT_BIN) != 0 ||
+	    fib_format_size(&v, FIBDRV_FORMAT_DEC) != 1 ||
+	    fib_format(&v, FIBDRV_FORMAT_DEC, buf, 1) != 1 || buf[0] != '0')
 		fail("F(0): dec \"0\", bin 0 bytes");
 	if (fib_format_size(&v, (enum fib_format)7) != -EINVAL)
 		fail("unknown format accepted");
