@@ -7,11 +7,12 @@
  *      caller-provided scratch, never allocate, never fail;
  *   2. struct bn, a value that owns its limbs (bn_init, bn_reserve, ...);
  *      all allocation goes through bn_mem_alloc()/bn_mem_free();
- *   3. conversions (decimal, binary) that may allocate and may fail.
+ *   3. conversions (decimal, binary) and division by a multi-limb number,
+ *      which may allocate and may fail.
  *
  * Functions that can fail return 0 (or a non-negative size) on success and
  * a negative errno (-ENOMEM, -EINTR, -EINVAL, -ENOSPC, ...) on failure.
- * See docs/bignum.md.
+ * The library's private helpers are in bn_impl.h.  See docs/bignum.md.
  */
 #ifndef FIBDRV_BN_H
 #define FIBDRV_BN_H
@@ -67,6 +68,20 @@ int bn_cmp(const u64 *a, size_t an, const u64 *b, size_t bn);
 /* number of limbs without leading zero limbs */
 size_t bn_normalized_size(const u64 *a, size_t n);
 
+/* r = 0 (n limbs) */
+static inline void bn_zero(u64 *r, size_t n)
+{
+	if (n)
+		memset(r, 0, n * sizeof(u64));
+}
+
+/* r = a (n limbs); r and a may overlap. */
+static inline void bn_copyi(u64 *r, const u64 *a, size_t n)
+{
+	if (n)
+		memmove(r, a, n * sizeof(u64));
+}
+
 /*
  * Multiplication.  r must not overlap the inputs and has room for
  * an + bn (or 2n) limbs.  "scratch" has at least the number of limbs
@@ -91,28 +106,30 @@ size_t bn_mul_itch(size_t an, size_t bn);
 /* ---- layer 2: values ------------------------------------------------ */
 
 struct bn {
-	u64 *limbs;	/* least significant first */
-	size_t size;	/* significant limbs; 0 means the value 0 */
-	size_t cap;	/* allocated limbs */
+	u64 *limbs;  /* least significant first */
+	size_t size; /* significant limbs; 0 means the value 0 */
+	size_t cap;  /* allocated limbs */
 };
 
+/* clang-format off */
 #define BN_INIT { NULL, 0, 0 }
+/* clang-format on */
 
 /* The single allocation policy: kvmalloc in the kernel, malloc outside. */
 void *bn_mem_alloc(size_t bytes);
 void bn_mem_free(void *p);
-u64 *bn_limbs_alloc(size_t n);	/* NULL on overflow or out of memory */
-/* user-space accounting (always zero in the kernel) */
+u64 *bn_limbs_alloc(size_t n); /* NULL on overflow or out of memory */
+/* live and peak bytes (zero without BN_MEM_ACCOUNTING, i.e. in the kernel) */
 void bn_mem_stats(size_t *cur, size_t *peak);
 void bn_mem_reset_peak(void);
-#ifndef __KERNEL__
+#if BN_MEM_ACCOUNTING
 /* tests: make the allocation after the next 'allocations' ones fail (-1: off) */
 void bn_mem_fail_after(long allocations);
 #endif
 
 int bn_init(struct bn *x, size_t cap);
-void bn_release(struct bn *x);	/* frees, leaves x == BN_INIT */
-int bn_reserve(struct bn *x, size_t cap);	/* keeps the value */
+void bn_release(struct bn *x);		  /* frees, leaves x == BN_INIT */
+int bn_reserve(struct bn *x, size_t cap); /* keeps the value */
 int bn_set_u64(struct bn *x, u64 v);
 int bn_copy(struct bn *dst, const struct bn *src);
 int bn_cmp_val(const struct bn *a, const struct bn *b);
@@ -135,7 +152,7 @@ size_t bn_dec_bound(size_t n);
  */
 long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap);
 long bn_to_dec_dc(const u64 *a, size_t n, char *buf, size_t cap);
-long bn_to_dec(const u64 *a, size_t n, char *buf, size_t cap);	/* best */
+long bn_to_dec(const u64 *a, size_t n, char *buf, size_t cap); /* best */
 /* Parse len ASCII digits (no sign); -EINVAL on a non-digit or len == 0. */
 int bn_from_dec(struct bn *x, const char *s, size_t len);
 /*

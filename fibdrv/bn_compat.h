@@ -1,22 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * bn_compat.h - the only place where the big-number library differs
- * between the kernel module and user space.
+ * between the kernel module and user space, and the only file of the
+ * library that tests __KERNEL__ (fibdrv_uapi.h, which fib_algo.h includes
+ * for the format constants, picks its own ioctl headers).  It decides:
+ *
+ *   - the types (u64, s64, u32, u8) and likely(), unlikely(), noinline;
+ *   - the system allocator: kvmalloc/kvfree or malloc/free;
+ *   - bn_should_stop(): cond_resched() + fatal_signal_pending(), or 0;
+ *   - bn_cpu_has_mulx_adx(): the BMI2+ADX check (boot_cpu_has or cpuid);
+ *   - BN_MEM_ACCOUNTING: 1 in user space, where bn_val.c counts the live
+ *     bytes (bn_mem_stats) and tests can make an allocation fail
+ *     (bn_mem_fail_after); 0 in the kernel, where allocation goes straight
+ *     to kvmalloc and the statistics are zero.
  */
 #ifndef FIBDRV_BN_COMPAT_H
 #define FIBDRV_BN_COMPAT_H
 
 #ifdef __KERNEL__
 
-#include <linux/types.h>
-#include <linux/errno.h>
 #include <linux/compiler.h>
-#include <linux/string.h>
+#include <linux/errno.h>
 #include <linux/mm.h>
-#include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
 #include <asm/cpufeature.h>
+
+#define BN_MEM_ACCOUNTING 0
 
 /* mulx (BMI2) and adcx/adox (ADX) for the multiplication inner loops */
 static inline int bn_cpu_has_mulx_adx(void)
@@ -43,11 +57,11 @@ static inline int bn_should_stop(void)
 
 #else /* user space */
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 
 /* Same widths (and the same C types) as the kernel's, so %llu works in both. */
 typedef unsigned long long u64;
@@ -62,6 +76,8 @@ typedef unsigned char u8;
 #ifndef noinline
 #define noinline __attribute__((noinline))
 #endif
+
+#define BN_MEM_ACCOUNTING 1
 
 static inline void *bn_sys_alloc(size_t bytes)
 {
@@ -86,7 +102,7 @@ static inline int bn_cpu_has_mulx_adx(void)
 
 	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
 		return 0;
-	return (b & (1u << 8)) && (b & (1u << 19));	/* BMI2, ADX */
+	return (b & (1u << 8)) && (b & (1u << 19)); /* BMI2, ADX */
 }
 #else
 static inline int bn_cpu_has_mulx_adx(void)

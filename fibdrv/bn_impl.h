@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-/* bn_impl.h - private inline helpers shared by bn.c and bn_dec.c */
+/*
+ * bn_impl.h - private to the bn_*.c files (as gmp-impl.h is to GMP):
+ * the machine-specific layer, single-limb division, the inline forms of a
+ * few small exported functions, and the Barrett divisor that bn_div.c
+ * builds and bn_conv.c reuses.  Users of the library include bn.h only.
+ */
 #ifndef FIBDRV_BN_IMPL_H
 #define FIBDRV_BN_IMPL_H
 
@@ -7,22 +12,15 @@
 
 typedef unsigned __int128 bn_u128;
 
-/* 128/64 division, nh < d.  Kernel-safe: no __udivti3. */
-static inline u64 bn_udiv_qrnnd(u64 *rem, u64 nh, u64 nl, u64 d)
-{
-#if defined(__x86_64__)
-	u64 q, r;
-
-	__asm__("divq %4" : "=a"(q), "=d"(r) : "a"(nl), "d"(nh), "rm"(d));
-	*rem = r;
-	return q;
+/*
+ * The one place that picks the machine layer: the inline asm of bn_x86.h
+ * or its plain C stand-in (BN_NO_ASM forces the latter, for testing).
+ */
+#if defined(__x86_64__) && !defined(BN_NO_ASM)
+#include "bn_x86.h"
 #else
-	bn_u128 n = ((bn_u128)nh << 64) | nl;
-
-	*rem = (u64)(n % d);
-	return (u64)(n / d);
+#include "bn_generic.h"
 #endif
-}
 
 /* v = floor((B^2 - 1) / d) - B for normalised d (top bit set) */
 static inline u64 bn_invert_limb(u64 d)
@@ -54,18 +52,6 @@ static inline u64 bn_udiv_preinv(u64 *rem, u64 nh, u64 nl, u64 d, u64 v)
 	return q1;
 }
 
-static inline void bn_zero(u64 *r, size_t n)
-{
-	if (n)
-		memset(r, 0, n * sizeof(u64));
-}
-
-static inline void bn_copyi(u64 *r, const u64 *a, size_t n)
-{
-	if (n)
-		memmove(r, a, n * sizeof(u64));
-}
-
 static inline unsigned int bn_clz(u64 x)
 {
 	return (unsigned int)__builtin_clzll(x);
@@ -83,6 +69,89 @@ static inline void bn_neg_inplace(u64 *x, size_t n)
 	x[i] = -x[i];
 	for (i++; i < n; i++)
 		x[i] = ~x[i];
+}
+
+/*
+ * Inline forms of small exported functions: bn_cmp.c and bn_mul.c build
+ * the exported bn_cmp_n(), bn_normalized_size(), bn_cmp() and *_itch()
+ * from them.  Inside the library only bn_cmp(), Karatsuba/Toom-3 (the
+ * comparisons of bn_abs_sub_n() and bn_toom3_eval()) and the value layer
+ * (sizes and scratch of bn_sub_val()/bn_mul_val()) use them; every other
+ * caller calls the exported function.  Which one a caller uses shows in
+ * fibtrace's per-function call counts: keep it.
+ */
+static inline int __bn_cmp_n(const u64 *a, const u64 *b, size_t n)
+{
+	while (n-- > 0) {
+		if (a[n] != b[n])
+			return a[n] > b[n] ? 1 : -1;
+	}
+	return 0;
+}
+
+static inline size_t __bn_normalized_size(const u64 *a, size_t n)
+{
+	while (n > 0 && a[n - 1] == 0)
+		n--;
+	return n;
+}
+
+/*
+ * Scratch bound for every balanced product of size <= n: Karatsuba needs
+ * 6h + S(h), Toom-3 16(k + 1) + S(k + 1); 10n + 200 dominates both for
+ * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
+ */
+static inline size_t __bn_mul_n_itch(size_t n)
+{
+	return 10 * n + 200;
+}
+
+static inline size_t __bn_sqr_n_itch(size_t n)
+{
+	return 10 * n + 200;
+}
+
+static inline size_t __bn_mul_itch(size_t an, size_t bn)
+{
+	(void)an;
+	return 18 * bn + 400;
+}
+
+/*
+ * Barrett division (bn_div.c) by a divisor prepared once: the D&C decimal
+ * conversion (bn_conv.c) divides by each power of 10^19 many times.
+ */
+struct bn_divisor {
+	const u64 *d; /* the divisor as given (not owned) */
+	size_t dn;
+	size_t T; /* dh = top T limbs of d << s */
+	unsigned int s;
+	u64 *dh; /* T limbs, normalised */
+	u64 *v;	 /* T + 1 limbs: floor(B^(2T) / dh) */
+};
+
+/*
+ * Prepare dv for d (dn limbs, d[dn - 1] != 0) from its top T limbs, with
+ * the exact inverse (exact) or a cheaper one a few units off (enough for
+ * Barrett division, which corrects its quotient both ways).
+ */
+int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, int exact);
+/*
+ * q (xn - dn + 1 limbs) = x / d, r (dn limbs) = x mod d; -EAGAIN when an
+ * approximate inverse was too coarse (retry with the exact one).
+ */
+int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn);
+
+static inline int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
+{
+	return bn_divisor_init_inv(dv, d, dn, T, 0);
+}
+
+static inline void bn_divisor_release(struct bn_divisor *dv)
+{
+	bn_mem_free(dv->dh);
+	dv->dh = NULL;
+	dv->v = NULL;
 }
 
 #endif /* FIBDRV_BN_IMPL_H */

@@ -3,7 +3,6 @@
  * fib_algo.c - Fibonacci algorithms and their registry.
  */
 #include "fib_algo.h"
-#include "bn_impl.h"
 
 #define FIB_U64_MAX_N 93	/* F(93) = 12200160415121876738 */
 #define FIB_STOP_EVERY 4096	/* iterations between bn_should_stop() calls */

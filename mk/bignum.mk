@@ -12,8 +12,11 @@ BUILD ?= build
 USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Isrc
 BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 
-BN_SRCS := fibdrv/bn.c fibdrv/bn_dec.c fibdrv/fib_algo.c
-BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/fib_algo.h
+BN_SRCS := fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c \
+	fibdrv/bn_mul.c fibdrv/bn_div.c fibdrv/bn_conv.c fibdrv/bn_val.c \
+	fibdrv/fib_algo.c
+BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_x86.h \
+	fibdrv/bn_generic.h fibdrv/bn_aors_tmpl.h fibdrv/fib_algo.h fibdrv/fibdrv_uapi.h
 
 $(BUILD)/fibcalc: src/fibcalc.c $(BN_SRCS) $(BN_HDRS)
 	@mkdir -p $(@D)

@@ -1,298 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * bn_dec.c - division (Newton inverse + Barrett) and conversions:
- * decimal (quadratic and divide-and-conquer), binary limbs.
+ * bn_conv.c - conversions: decimal (quadratic, and divide-and-conquer with
+ * the Barrett divisors of bn_div.c) and binary limbs, both ways.
  */
 #include "bn_impl.h"
 
-#define BN_P19 10000000000000000000ULL	/* 10^19, top bit set */
+#define BN_P19 10000000000000000000ULL /* 10^19, top bit set */
 #define BN_DC_MAXLV 40
-
-/* ---- Newton inverse ---------------------------------------------------- */
-
-/*
- * v = floor(B^(2n) / d), n + 1 limbs, d normalised.  One Newton step from
- * the exact inverse of the top h = ceil(n/2) limbs, then an exact fix-up
- * against d * v, so every level returns the exact floor.
- */
-static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact)
-{
-	size_t h, m, en, cn, pn, itch, i;
-	u64 *mem, *vh, *pd, *prod, *P, *scr;
-	int neg, err;
-
-	if (n == 1) {
-		u64 r;
-
-		if (d[0] == 1ULL << 63) {
-			v[0] = 0;
-			v[1] = 2;
-		} else {
-			v[0] = bn_udiv_qrnnd(&r, -d[0], 0, d[0]);
-			v[1] = 1;
-		}
-		return 0;
-	}
-	h = (n + 1) / 2;
-	m = n + h;
-	itch = bn_mul_itch(n + 1, n + 1);
-	/* vh: h+1, pd: m+1, prod: h+1+m+1, P: 2n+2 */
-	mem = bn_limbs_alloc((h + 1) + (m + 1) + (h + m + 2) + (2 * n + 2) + itch);
-	if (!mem)
-		return -ENOMEM;
-	vh = mem;
-	pd = vh + h + 1;
-	prod = pd + m + 1;
-	P = prod + h + m + 2;
-	scr = P + 2 * n + 2;
-
-	err = bn_invert_rec(vh, d + n - h, h, exact);
-	if (err)
-		goto out;
-	/* pd = d * vh; E = B^(n+h) - pd, |E| < 4 B^n */
-	bn_mul(pd, d, n, vh, h + 1, scr);
-	if (pd[m] == 0) {
-		neg = 0;
-		bn_neg_inplace(pd, m);
-	} else {
-		neg = 1;
-		pd[m] -= 1;
-	}
-	en = bn_normalized_size(pd, m + 1);
-	/* correction = floor(vh * |E| / B^(2h)) */
-	cn = 0;
-	if (en) {
-		if (en >= h + 1)
-			bn_mul(prod, pd, en, vh, h + 1, scr);
-		else
-			bn_mul(prod, vh, h + 1, pd, en, scr);
-		if (h + 1 + en > 2 * h)
-			cn = bn_normalized_size(prod + 2 * h, h + 1 + en - 2 * h);
-	}
-	bn_zero(v, n - h);
-	bn_copyi(v + n - h, vh, h + 1);
-	if (cn > n + 1) {
-		err = -EINVAL;	/* cannot happen: |correction| < 8 B^(n-h) */
-		goto out;
-	}
-	if (cn) {
-		if (neg)
-			bn_sub(v, v, n + 1, prod + 2 * h, cn);
-		else
-			bn_add(v, v, n + 1, prod + 2 * h, cn);
-	}
-	/*
-	 * Exact fix-up: compare d * v with B^(2n).  Barrett division only
-	 * needs v within a few units (it corrects its quotient both ways), so
-	 * the divisors skip this full product (exact == 0).
-	 */
-	if (!exact) {
-		err = 0;
-		goto out;
-	}
-	bn_mul(P, v, n + 1, d, n, scr);
-	pn = 2 * n;
-	if (P[pn] == 0) {
-		/* R = B^(2n) - P >= 0: while R >= d, v++ */
-		bn_neg_inplace(P, pn);
-		for (i = 0; bn_cmp(P, pn, d, n) >= 0; i++) {
-			bn_sub(P, P, pn, d, n);
-			bn_add_1(v, v, n + 1, 1);
-		}
-	} else {
-		/* excess = P - B^(2n) > 0 (or 0): v--, until excess <= 0 */
-		P[pn] -= 1;
-		while (bn_normalized_size(P, pn + 1)) {
-			bn_sub_1(v, v, n + 1, 1);
-			if (bn_cmp(P, pn + 1, d, n) >= 0)
-				bn_sub(P, P, pn + 1, d, n);
-			else
-				break;
-		}
-	}
-	err = 0;
-out:
-	bn_mem_free(mem);
-	return err;
-}
-
-noinline int bn_invert(u64 *v, const u64 *d, size_t n)
-{
-	return bn_invert_rec(v, d, n, 1);
-}
-
-/* v within a few units of floor(B^(2n) / d) */
-static int bn_invert_approx(u64 *v, const u64 *d, size_t n)
-{
-	return bn_invert_rec(v, d, n, 0);
-}
-
-/* ---- Barrett division ---------------------------------------------------- */
-
-struct bn_divisor {
-	const u64 *d;	/* the divisor as given (not owned) */
-	size_t dn;
-	size_t T;	/* dh = top T limbs of d << s */
-	unsigned int s;
-	u64 *dh;	/* T limbs, normalised */
-	u64 *v;		/* T + 1 limbs: floor(B^(2T) / dh) */
-};
-
-static void bn_divisor_release(struct bn_divisor *dv)
-{
-	bn_mem_free(dv->dh);
-	dv->dh = NULL;
-	dv->v = NULL;
-}
-
-/* limb j of x << s (x has xn limbs; j may be xn) */
-static inline u64 bn_shifted_limb(const u64 *x, size_t xn, size_t j, unsigned int s)
-{
-	u64 lo = j < xn ? x[j] << s : 0;
-
-	if (s && j > 0 && j - 1 < xn)
-		lo |= x[j - 1] >> (64 - s);
-	return lo;
-}
-
-static int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T,
-			       int exact)
-{
-	size_t off = dn - T, i;
-	int err;
-
-	dv->d = d;
-	dv->dn = dn;
-	dv->T = T;
-	dv->s = bn_clz(d[dn - 1]);
-	dv->dh = bn_limbs_alloc(2 * T + 1);
-	if (!dv->dh)
-		return -ENOMEM;
-	dv->v = dv->dh + T;
-	for (i = 0; i < T; i++)
-		dv->dh[i] = bn_shifted_limb(d, dn, off + i, dv->s);
-	err = exact ? bn_invert(dv->v, dv->dh, T) : bn_invert_approx(dv->v, dv->dh, T);
-	if (err)
-		bn_divisor_release(dv);
-	return err;
-}
-
-static int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
-{
-	return bn_divisor_init_inv(dv, d, dn, T, 0);
-}
-
-/*
- * q (xn - dn + 1 limbs) = x / d, r (dn limbs) = x mod d.  The estimate
- * floor(N_top * v / B^(T+1)) of the top of x << s by dh is off by a few
- * units at most; the exact remainder x - q d fixes it in both directions.
- */
-#define BN_DIVREM_MAX_FIXUPS 8
-
-static int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
-			  size_t xn)
-{
-	size_t dn = dv->dn, T = dv->T, off = dn - T;
-	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, psz, W, itch, i;
-	unsigned int fixups = 0;
-	u64 *mem, *N, *prod, *qe, *p, *R, *scr;
-
-	/* x < d B^dn: a limb of x << s past 2T limbs must be zero */
-	for (i = 2 * T; i < Nn; i++)
-		if (bn_shifted_limb(x, xn, off + i, dv->s))
-			return -EINVAL;
-	if (Nn > 2 * T)
-		Nn = 2 * T;
-	qen = (T + 1 > qn ? T + 1 : qn) + 1;
-	W = (xn > dn + qen ? xn : dn + qen) + 1;
-	itch = bn_mul_itch(W, W);
-	mem = bn_limbs_alloc(2 * T + (2 * T + 2) + qen + (dn + qen) + W + itch);
-	if (!mem)
-		return -ENOMEM;
-	N = mem;
-	prod = N + 2 * T;
-	qe = prod + 2 * T + 2;
-	p = qe + qen;
-	R = p + dn + qen;
-	scr = R + W;
-
-	for (i = 0; i < Nn; i++)
-		N[i] = bn_shifted_limb(x, xn, off + i, dv->s);
-	bn_zero(N + Nn, 2 * T - Nn);
-	bn_mul_n(prod, N + T - 1, dv->v, T + 1, scr);
-	bn_copyi(qe, prod + T + 1, T + 1);
-	bn_zero(qe + T + 1, qen - (T + 1));
-	qsz = bn_normalized_size(qe, qen);
-
-	/* R = x - qe * d, two's complement in W limbs */
-	bn_copyi(R, x, xn);
-	bn_zero(R + xn, W - xn);
-	if (qsz) {
-		if (qsz >= dn)
-			bn_mul(p, qe, qsz, dv->d, dn, scr);
-		else
-			bn_mul(p, dv->d, dn, qe, qsz, scr);
-		psz = qsz + dn;
-		bn_sub(R, R, W, p, psz);
-	}
-	/*
-	 * The estimate is off by a few units at most; a larger error means the
-	 * approximate inverse was too coarse for this divisor (fuzz_bn found
-	 * sparse divisors that needed ~2^60 steps). Give up and let the caller
-	 * retry with the exact inverse instead of looping.
-	 */
-	while (R[W - 1] >> 63) {
-		if (++fixups > BN_DIVREM_MAX_FIXUPS)
-			goto retry;
-		bn_add(R, R, W, dv->d, dn);
-		bn_sub_1(qe, qe, qen, 1);
-	}
-	while (bn_cmp(R, W, dv->d, dn) >= 0) {
-		if (++fixups > BN_DIVREM_MAX_FIXUPS)
-			goto retry;
-		bn_sub(R, R, W, dv->d, dn);
-		bn_add_1(qe, qe, qen, 1);
-	}
-	bn_copyi(q, qe, qn);
-	bn_copyi(r, R, dn);
-	bn_mem_free(mem);
-	return 0;
-retry:
-	bn_mem_free(mem);
-	return -EAGAIN;
-}
-
-noinline int bn_divrem(u64 *q, u64 *r, const u64 *x, size_t xn, const u64 *d, size_t dn)
-{
-	struct bn_divisor dv;
-	size_t qn, T;
-	int err;
-
-	if (!dn || !d[dn - 1] || xn < dn || xn > 2 * dn)
-		return -EINVAL;
-	if (dn == 1) {
-		r[0] = bn_divrem_1(q, x, xn, d[0]);
-		return 0;
-	}
-	qn = xn - dn + 1;
-	T = qn + 1 < dn ? qn + 1 : dn;
-	/* the quotient must fit dn limbs */
-	if (T == dn && xn == 2 * dn && bn_cmp_n(x + dn, d, dn) >= 0)
-		return -EINVAL;
-	err = bn_divisor_init(&dv, d, dn, T);
-	if (err)
-		return err;
-	err = bn_divrem_with(&dv, q, r, x, xn);
-	bn_divisor_release(&dv);
-	if (err != -EAGAIN)
-		return err;
-	err = bn_divisor_init_inv(&dv, d, dn, T, 1);
-	if (err)
-		return err;
-	err = bn_divrem_with(&dv, q, r, x, xn);
-	bn_divisor_release(&dv);
-	return err == -EAGAIN ? -EIO : err;
-}
 
 /* ---- decimal: digits ------------------------------------------------------ */
 
@@ -426,11 +140,11 @@ noinline long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap)
 /* ---- decimal: divide and conquer ------------------------------------------ */
 
 struct bn_dc {
-	u64 *p[BN_DC_MAXLV];	/* p[k] = 10^(19 * 2^k) */
+	u64 *p[BN_DC_MAXLV]; /* p[k] = 10^(19 * 2^k) */
 	size_t pn[BN_DC_MAXLV];
-	struct bn_divisor dv[BN_DC_MAXLV];	/* T = pn[k], built on demand */
+	struct bn_divisor dv[BN_DC_MAXLV]; /* T = pn[k], built on demand */
 	int nlv;
-	u64 *leaf;		/* scratch for the leaves */
+	u64 *leaf; /* scratch for the leaves */
 };
 
 #define BN_DC_LEAF_LIMBS (2 * BN_DEC_DC_THRESHOLD + 2)
@@ -510,8 +224,7 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 		return -EINTR;
 	/* largest k with p[k] <= x; then x < p[k+1] = p[k]^2 */
 	for (k = c->nlv - 1; k > 0; k--) {
-		if (c->pn[k] < xn ||
-		    (c->pn[k] == xn && bn_cmp_n(c->p[k], x, xn) <= 0))
+		if (c->pn[k] < xn || (c->pn[k] == xn && bn_cmp_n(c->p[k], x, xn) <= 0))
 			break;
 	}
 	dn = c->pn[k];

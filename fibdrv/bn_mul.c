@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bn_mul.c - products and squarings above the schoolbook ones: Karatsuba
+ * (Toom-2) and Toom-3, each with a dedicated squaring, the dispatchers
+ * bn_mul_n()/bn_sqr_n() that pick basecase, Karatsuba or Toom-3 by size,
+ * the unbalanced product bn_mul() and the scratch sizes (*_itch).
+ *
+ * The dispatchers stay in this file: they and the algorithms call each
+ * other recursively, and gcc decides what to inline here (bn_toom3_point,
+ * bn_abs_sub_n) by that visible cycle; fibtrace's counts depend on it.
+ */
+#include "bn_impl.h"
+
+/* ---- helpers for the subquadratic algorithms ------------------------- */
+
+/* r = |a - b| (n limbs each); returns 1 when a < b.  Always inlined. */
+static inline int bn_abs_sub_n(u64 *r, const u64 *a, const u64 *b, size_t n)
+{
+	if (__bn_cmp_n(a, b, n) >= 0) {
+		bn_sub_n(r, a, b, n);
+		return 0;
+	}
+	bn_sub_n(r, b, a, n);
+	return 1;
+}
+
+/* r (an limbs) = |a - b| with an >= bn; returns 1 when a < b. */
+static int bn_abs_sub(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
+{
+	if (an == bn)
+		return bn_abs_sub_n(r, a, b, an);
+	if (bn_cmp(a, an, b, bn) >= 0) {
+		bn_sub(r, a, an, b, bn);
+		return 0;
+	}
+	/* a < b: the top an - bn limbs of a are zero */
+	bn_sub_n(r, b, a, bn);
+	bn_zero(r + bn, an - bn);
+	return 1;
+}
+
+/* exact arithmetic right shift by one (two's complement) */
+static void bn_sar1(u64 *x, size_t n)
+{
+	u64 sign = x[n - 1] & (1ULL << 63);
+
+	bn_rshift(x, x, n, 1);
+	x[n - 1] |= sign;
+}
+
+/* r[0 .. rn) += a[0 .. an), ignoring what would carry past rn */
+static void bn_add_into(u64 *r, size_t rn, const u64 *a, size_t an)
+{
+	u64 cy;
+
+	if (an > rn)
+		an = rn;
+	cy = bn_add_n(r, r, a, an);
+	if (cy && rn > an)
+		bn_add_1(r + an, r + an, rn - an, cy);
+}
+
+/* ---- Karatsuba ------------------------------------------------------- */
+
+/*
+ * a = a1 B^h + a0, h = ceil(n/2).  a0 b1 + a1 b0 = a0 b0 + a1 b1 - (a0 - a1)(b0 - b1).
+ * scratch: 6h limbs + bn_mul_n_itch(h).
+ */
+noinline void bn_mul_karatsuba(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch)
+{
+	size_t h = (n + 1) / 2, l = n - h;
+	u64 *da = scratch, *db = da + h, *z1 = db + h, *t = z1 + 2 * h;
+	u64 *next = t + 2 * h;
+	int sa, sb;
+	u64 c;
+
+	sa = bn_abs_sub(da, a, h, a + h, l);
+	sb = bn_abs_sub(db, b, h, b + h, l);
+	bn_mul_n(z1, da, db, h, next);
+	bn_mul_n(r, a, b, h, next);
+	bn_mul_n(r + 2 * h, a + h, b + h, l, next);
+
+	c = bn_add(t, r, 2 * h, r + 2 * h, 2 * l);
+	if (sa == sb)
+		c -= bn_sub_n(t, t, z1, 2 * h);
+	else
+		c += bn_add_n(t, t, z1, 2 * h);
+	/* r[h .. 2n) += t + c B^(2h) */
+	c += bn_add_n(r + h, r + h, t, 2 * h);
+	if (2 * n > 3 * h)
+		bn_add_1(r + 3 * h, r + 3 * h, 2 * n - 3 * h, c);
+}
+
+/* scratch: 5h limbs + bn_sqr_n_itch(h) */
+noinline void bn_sqr_karatsuba(u64 *r, const u64 *a, size_t n, u64 *scratch)
+{
+	size_t h = (n + 1) / 2, l = n - h;
+	u64 *da = scratch, *z1 = da + h, *t = z1 + 2 * h;
+	u64 *next = t + 2 * h;
+	u64 c;
+
+	bn_abs_sub(da, a, h, a + h, l);
+	bn_sqr_n(z1, da, h, next);
+	bn_sqr_n(r, a, h, next);
+	bn_sqr_n(r + 2 * h, a + h, l, next);
+
+	c = bn_add(t, r, 2 * h, r + 2 * h, 2 * l);
+	c -= bn_sub_n(t, t, z1, 2 * h);
+	c += bn_add_n(r + h, r + h, t, 2 * h);
+	if (2 * n > 3 * h)
+		bn_add_1(r + 3 * h, r + 3 * h, 2 * n - 3 * h, c);
+}
+
+/* ---- Toom-3 ---------------------------------------------------------- */
+
+/*
+ * Evaluate a = a2 x^2 + a1 x + a0 (k, k, l limbs) at 1, -1, -2.
+ * p1, pm1, pm2 get k + 1 limbs; returns the signs of a(-1), a(-2) in
+ * bits 0 and 1.  tmp: 2(k + 1) limbs.
+ */
+static int bn_toom3_eval(u64 *p1, u64 *pm1, u64 *pm2, const u64 *a, size_t k, size_t l, u64 *tmp)
+{
+	const u64 *a0 = a, *a1 = a + k, *a2 = a + 2 * k;
+	u64 *u = tmp, *v = tmp + k + 1;
+	int signs = 0;
+
+	/* s = a0 + a2 in p1, a(1) = s + a1, a(-1) = s - a1 */
+	p1[k] = bn_add(p1, a0, k, a2, l);
+	if (p1[k] == 0 && __bn_cmp_n(p1, a1, k) < 0) {
+		bn_sub_n(pm1, a1, p1, k);
+		pm1[k] = 0;
+		signs |= 1;
+	} else {
+		pm1[k] = p1[k] - bn_sub_n(pm1, p1, a1, k);
+	}
+	p1[k] += bn_add_n(p1, p1, a1, k);
+
+	/* a(-2) = (a0 + 4 a2) - 2 a1 */
+	u[l] = bn_lshift(u, a2, l, 2);
+	bn_zero(u + l + 1, k - l);
+	u[k] += bn_add_n(u, u, a0, k);
+	v[k] = bn_lshift(v, a1, k, 1);
+	if (bn_abs_sub_n(pm2, u, v, k + 1))
+		signs |= 2;
+	return signs;
+}
+
+/* W (L limbs, two's complement) = |x| * |y| with sign neg */
+static void bn_toom3_point(u64 *w, const u64 *x, const u64 *y, size_t k1, int neg, int square,
+			   u64 *next)
+{
+	if (square)
+		bn_sqr_n(w, x, k1, next);
+	else
+		bn_mul_n(w, x, y, k1, next);
+	if (neg)
+		bn_neg_inplace(w, 2 * k1);
+}
+
+/*
+ * Interpolation (Bodrato's sequence for the points 0, 1, -1, -2, inf) on
+ * two's complement numbers of L = 2k + 2 limbs, then recomposition.
+ * r holds w0 in [0, 2k) and winf in [4k, 2n).
+ */
+static void bn_toom3_interpolate(u64 *r, size_t n, size_t k, size_t l, u64 *w1, u64 *wm1, u64 *wm2,
+				 u64 *tmp)
+{
+	size_t L = 2 * k + 2;
+	const u64 *w0 = r, *winf = r + 4 * k;
+	u64 *t1 = w1, *t2 = wm1, *t3 = wm2;
+
+	/* t3 = (wm2 - w1) / 3 */
+	bn_sub_n(t3, wm2, w1, L);
+	bn_divexact_by3(t3, t3, L);
+	/* t1 = (w1 - wm1) / 2 */
+	bn_sub_n(t1, w1, wm1, L);
+	bn_sar1(t1, L);
+	/* t2 = wm1 - w0 */
+	bn_sub(t2, wm1, L, w0, 2 * k);
+	/* t3 = (t2 - t3) / 2 + 2 winf */
+	bn_sub_n(t3, t2, t3, L);
+	bn_sar1(t3, L);
+	tmp[2 * l] = bn_lshift(tmp, winf, 2 * l, 1);
+	bn_add(t3, t3, L, tmp, 2 * l + 1);
+	/* t2 = t2 + t1 - winf */
+	bn_add_n(t2, t2, t1, L);
+	bn_sub(t2, t2, L, winf, 2 * l);
+	/* t1 = t1 - t3 */
+	bn_sub_n(t1, t1, t3, L);
+
+	bn_zero(r + 2 * k, 2 * k);
+	bn_add_into(r + k, 2 * n - k, t1, L);
+	bn_add_into(r + 2 * k, 2 * n - 2 * k, t2, L);
+	bn_add_into(r + 3 * k, 2 * n - 3 * k, t3, L);
+}
+
+static inline size_t bn_toom3_k(size_t n)
+{
+	return (n + 2) / 3;
+}
+
+/* scratch: 16(k + 1) limbs + bn_mul_n_itch(k + 1) */
+noinline void bn_mul_toom3(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch)
+{
+	size_t k = bn_toom3_k(n), l = n - 2 * k, k1 = k + 1, L = 2 * k + 2;
+	u64 *p1 = scratch, *pm1 = p1 + k1, *pm2 = pm1 + k1;
+	u64 *q1 = pm2 + k1, *qm1 = q1 + k1, *qm2 = qm1 + k1;
+	u64 *w1 = qm2 + k1, *wm1 = w1 + L, *wm2 = wm1 + L, *tmp = wm2 + L;
+	u64 *next = tmp + L;
+	int sa, sb;
+
+	sa = bn_toom3_eval(p1, pm1, pm2, a, k, l, tmp);
+	sb = bn_toom3_eval(q1, qm1, qm2, b, k, l, tmp);
+	bn_toom3_point(w1, p1, q1, k1, 0, 0, next);
+	bn_toom3_point(wm1, pm1, qm1, k1, (sa ^ sb) & 1, 0, next);
+	bn_toom3_point(wm2, pm2, qm2, k1, ((sa ^ sb) >> 1) & 1, 0, next);
+	bn_mul_n(r, a, b, k, next);
+	bn_mul_n(r + 4 * k, a + 2 * k, b + 2 * k, l, next);
+	bn_toom3_interpolate(r, n, k, l, w1, wm1, wm2, tmp);
+}
+
+noinline void bn_sqr_toom3(u64 *r, const u64 *a, size_t n, u64 *scratch)
+{
+	size_t k = bn_toom3_k(n), l = n - 2 * k, k1 = k + 1, L = 2 * k + 2;
+	u64 *p1 = scratch, *pm1 = p1 + k1, *pm2 = pm1 + k1;
+	u64 *w1 = pm2 + k1, *wm1 = w1 + L, *wm2 = wm1 + L, *tmp = wm2 + L;
+	u64 *next = tmp + L;
+
+	bn_toom3_eval(p1, pm1, pm2, a, k, l, tmp);
+	bn_toom3_point(w1, p1, NULL, k1, 0, 1, next);
+	bn_toom3_point(wm1, pm1, NULL, k1, 0, 1, next);
+	bn_toom3_point(wm2, pm2, NULL, k1, 0, 1, next);
+	bn_sqr_n(r, a, k, next);
+	bn_sqr_n(r + 4 * k, a + 2 * k, l, next);
+	bn_toom3_interpolate(r, n, k, l, w1, wm1, wm2, tmp);
+}
+
+/* ---- dispatchers ------------------------------------------------------ */
+
+size_t bn_mul_n_itch(size_t n)
+{
+	return __bn_mul_n_itch(n);
+}
+
+size_t bn_sqr_n_itch(size_t n)
+{
+	return __bn_sqr_n_itch(n);
+}
+
+size_t bn_mul_itch(size_t an, size_t bn)
+{
+	return __bn_mul_itch(an, bn);
+}
+
+noinline void bn_mul_n(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch)
+{
+	if (n < BN_MUL_KARATSUBA_THRESHOLD)
+		bn_mul_basecase(r, a, n, b, n);
+	else if (n < BN_MUL_TOOM3_THRESHOLD)
+		bn_mul_karatsuba(r, a, b, n, scratch);
+	else
+		bn_mul_toom3(r, a, b, n, scratch);
+}
+
+noinline void bn_sqr_n(u64 *r, const u64 *a, size_t n, u64 *scratch)
+{
+	if (n < BN_SQR_KARATSUBA_THRESHOLD)
+		bn_sqr_basecase(r, a, n);
+	else if (n < BN_SQR_TOOM3_THRESHOLD)
+		bn_sqr_karatsuba(r, a, n, scratch);
+	else
+		bn_sqr_toom3(r, a, n, scratch);
+}
+
+/* a x b, an >= bn >= 1: balanced products of bn-limb slices of a */
+noinline void bn_mul(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
+{
+	u64 *tmp, *next;
+	size_t off;
+
+	if (bn < BN_MUL_KARATSUBA_THRESHOLD) {
+		bn_mul_basecase(r, a, an, b, bn);
+		return;
+	}
+	if (an == bn) {
+		if (a == b)
+			bn_sqr_n(r, a, an, scratch);
+		else
+			bn_mul_n(r, a, b, an, scratch);
+		return;
+	}
+	tmp = scratch;
+	next = tmp + 2 * bn;
+	bn_mul_n(r, a, b, bn, next);
+	for (off = bn; off < an; off += bn) {
+		size_t len = an - off < bn ? an - off : bn;
+		u64 cy;
+
+		if (len == bn)
+			bn_mul_n(tmp, a + off, b, bn, next);
+		else
+			bn_mul(tmp, b, bn, a + off, len, next);
+		/* r[off .. off + bn) holds the top of the previous product */
+		cy = bn_add_n(r + off, r + off, tmp, bn);
+		bn_copyi(r + off + bn, tmp + bn, len);
+		bn_add_1(r + off + bn, r + off + bn, len, cy);
+	}
+}

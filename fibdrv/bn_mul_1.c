@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bn_mul_1.c - multiplication by a single limb (bn_mul_1, bn_addmul_1,
+ * bn_submul_1) and the schoolbook product and squaring built on it.  The
+ * faster products are in bn_mul.c.
+ */
+#include "bn_impl.h"
+
+/* ---- by a single limb ------------------------------------------------- */
+
+static u64 bn_mul_1_c(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	u64 cy = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bn_u128 t = (bn_u128)a[i] * b + cy;
+
+		r[i] = (u64)t;
+		cy = (u64)(t >> 64);
+	}
+	return cy;
+}
+
+static u64 bn_addmul_1_c(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	u64 cy = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bn_u128 t = (bn_u128)a[i] * b + r[i] + cy;
+
+		r[i] = (u64)t;
+		cy = (u64)(t >> 64);
+	}
+	return cy;
+}
+
+/* The machine layer's block kernel, after n % 4 limbs in C, when it may. */
+noinline u64 bn_mul_1(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	if (bn_mul_x4_ok(n)) {
+		size_t head = n & 3;
+		u64 cy = bn_mul_1_c(r, a, head, b);
+
+		return bn_mul_1_x4(r + head, a + head, n / 4, b, cy);
+	}
+	return bn_mul_1_c(r, a, n, b);
+}
+
+noinline u64 bn_addmul_1(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	if (bn_mul_x4_ok(n)) {
+		size_t head = n & 3;
+		u64 cy = bn_addmul_1_c(r, a, head, b);
+
+		return bn_addmul_1_x4(r + head, a + head, n / 4, b, cy);
+	}
+	return bn_addmul_1_c(r, a, n, b);
+}
+
+noinline u64 bn_submul_1(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	u64 cy = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bn_u128 t = (bn_u128)a[i] * b + cy;
+		u64 lo = (u64)t, ri = r[i];
+
+		cy = (u64)(t >> 64) + (ri < lo);
+		r[i] = ri - lo;
+	}
+	return cy;
+}
+
+/* ---- schoolbook ------------------------------------------------------- */
+
+noinline void bn_mul_basecase(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
+{
+	size_t j;
+
+	r[an] = bn_mul_1(r, a, an, b[0]);
+	for (j = 1; j < bn; j++)
+		r[an + j] = bn_addmul_1(r + j, a, an, b[j]);
+}
+
+noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
+{
+	u64 top, cy;
+	size_t i;
+
+	if (n == 1) {
+		bn_u128 p = (bn_u128)a[0] * a[0];
+
+		r[0] = (u64)p;
+		r[1] = (u64)(p >> 64);
+		return;
+	}
+	/* off-diagonal products a[i] * a[j], i < j */
+	r[0] = 0;
+	r[n] = bn_mul_1(r + 1, a + 1, n - 1, a[0]);
+	for (i = 1; i + 1 < n; i++)
+		r[n + i] = bn_addmul_1(r + 2 * i + 1, a + i + 1, n - i - 1, a[i]);
+	r[2 * n - 1] = 0;
+	/* double them and add the squares a[i]^2 */
+	top = 0;
+	cy = 0;
+	for (i = 0; i < n; i++) {
+		bn_u128 p = (bn_u128)a[i] * a[i];
+		u64 x0 = r[2 * i], x1 = r[2 * i + 1];
+		u64 d0 = (x0 << 1) | top;
+		u64 d1 = (x1 << 1) | (x0 >> 63);
+		bn_u128 t;
+
+		top = x1 >> 63;
+		t = (bn_u128)d0 + (u64)p + cy;
+		r[2 * i] = (u64)t;
+		t = (bn_u128)d1 + (u64)(p >> 64) + (u64)(t >> 64);
+		r[2 * i + 1] = (u64)t;
+		cy = (u64)(t >> 64);
+	}
+}
