@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * fib_algo.c - Fibonacci algorithms and their registry.
+ * fib_algo.c - Fibonacci algorithms and their registry (fib_algos[]).
+ * Computing into a struct fib_value and formatting it is in fib_value.c.
  */
 #include "fib_algo.h"
 
-#define FIB_U64_MAX_N 93	/* F(93) = 12200160415121876738 */
-#define FIB_STOP_EVERY 4096	/* iterations between bn_should_stop() calls */
+#define FIB_U64_MAX_N 93    /* F(93) = 12200160415121876738 */
+#define FIB_STOP_EVERY 4096 /* iterations between bn_should_stop() calls */
 
 /* limbs enough for F(n) (and F(n + 1)): bits(F(n)) <= 0.69424192 n + 1 */
 static size_t fib_limbs(u64 n)
@@ -114,8 +115,8 @@ noinline int fib_str_add(u64 n, struct fib_value *out)
 	/* least significant digit first */
 	prev = mem;
 	cur = mem + cap;
-	prev[0] = 0;		/* F(0) */
-	cur[0] = 1;		/* F(1) */
+	prev[0] = 0; /* F(0) */
+	cur[0] = 1;  /* F(1) */
 	if (n == 0) {
 		t = prev;
 		prev = cur;
@@ -171,9 +172,9 @@ noinline int fib_bn_iter(u64 n, struct fib_value *out)
 	mem = bn_limbs_alloc(2 * cap);
 	if (!mem)
 		return -ENOMEM;
-	prev = mem;		/* F(0) = 0, no limbs */
+	prev = mem; /* F(0) = 0, no limbs */
 	cur = mem + cap;
-	cur[0] = 1;		/* F(1) */
+	cur[0] = 1; /* F(1) */
 	for (k = 2; k <= n; k++) {
 		cy = bn_add(prev, cur, lc, prev, lp);
 		lp = lc;
@@ -243,8 +244,8 @@ noinline int fib_bn_fdouble(u64 n, struct fib_value *out)
 	mem = bn_limbs_alloc(6 * cap);
 	if (!mem)
 		return -ENOMEM;
-	a = mem;		/* F(k) */
-	b = a + cap;		/* F(k + 1) */
+	a = mem;     /* F(k) */
+	b = a + cap; /* F(k + 1) */
 	t = b + cap;
 	c = t + cap;
 	d = c + cap;
@@ -258,10 +259,10 @@ noinline int fib_bn_fdouble(u64 n, struct fib_value *out)
 			t[lt++] = cy;
 		bn_sub(t, t, lt, a, la);
 		lt = bn_normalized_size(t, lt);
-		lc = fib_mul_school(c, a, la, t, lt);	/* F(2k) */
+		lc = fib_mul_school(c, a, la, t, lt); /* F(2k) */
 		ld = fib_mul_school(d, a, la, a, la);
 		lx = fib_mul_school(x, b, lb, b, lb);
-		ld = fib_add(d, x, lx, d, ld);		/* F(2k+1) */
+		ld = fib_add(d, x, lx, d, ld); /* F(2k+1) */
 		if ((n >> i) & 1) {
 			/* (a, b) = (d, c + d) */
 			lb = fib_add(b, c, lc, d, ld);
@@ -285,6 +286,7 @@ noinline int fib_bn_fdouble(u64 n, struct fib_value *out)
 
 /* ---- fast doubling with squarings (as GMP's mpz_fib2_ui) ----------------- */
 
+/* clang-format off */
 static const u64 fib_table[FIB_U64_MAX_N + 1] = {
 	0ULL, 1ULL, 1ULL, 2ULL, 3ULL, 5ULL, 8ULL, 13ULL, 21ULL, 34ULL, 55ULL,
 	89ULL, 144ULL, 233ULL, 377ULL, 610ULL, 987ULL, 1597ULL, 2584ULL,
@@ -309,9 +311,10 @@ static const u64 fib_table[FIB_U64_MAX_N + 1] = {
 	1779979416004714189ULL, 2880067194370816120ULL, 4660046610375530309ULL,
 	7540113804746346429ULL, 12200160415121876738ULL,
 };
+/* clang-format on */
 
 struct fib_sq_ops {
-	int fast;	/* 0: schoolbook squaring/product, 1: fastest */
+	int fast; /* 0: schoolbook squaring/product, 1: fastest */
 	u64 *scratch;
 };
 
@@ -326,8 +329,8 @@ static size_t fib_sq(const struct fib_sq_ops *o, u64 *r, const u64 *a, size_t an
 	return bn_normalized_size(r, 2 * an);
 }
 
-static size_t fib_mul(const struct fib_sq_ops *o, u64 *r, const u64 *a, size_t an,
-		      const u64 *b, size_t bn)
+static size_t fib_mul(const struct fib_sq_ops *o, u64 *r, const u64 *a, size_t an, const u64 *b,
+		      size_t bn)
 {
 	fib_longer_first(&a, &an, &b, &bn);
 	if (!bn)
@@ -350,12 +353,92 @@ static size_t fib_add_2x(u64 *r, const u64 *a, size_t an, const u64 *b, size_t b
 	return fib_add(r, a, an, tmp, tn);
 }
 
+/* F(k) and F(k - 1) during the doubling, and two scratch numbers */
+struct fib_pair {
+	u64 *f1, *f0, *s1, *s0;
+	size_t l1, l0;
+};
+
+/*
+ * One bit: (f1, f0) = (F(k), F(k - 1)) becomes (F(2k + 1), F(2k)) when bit
+ * is set, else (F(2k), F(2k - 1)); odd_k is k & 1.
+ */
+static void fib_sq_step(const struct fib_sq_ops *o, struct fib_pair *p, int odd_k, int bit)
+{
+	u64 *f1 = p->f1, *f0 = p->f0, *s1 = p->s1, *s0 = p->s0;
+	size_t l1, l0, ls1, ls0;
+	u64 cy;
+
+	ls1 = fib_sq(o, s1, f1, p->l1);
+	ls0 = fib_sq(o, s0, f0, p->l0);
+	/* f1 = F(2k+1) = 4 F(k)^2 - F(k-1)^2 + 2 (-1)^k */
+	cy = bn_lshift(f1, s1, ls1, 2);
+	l1 = ls1;
+	if (cy)
+		f1[l1++] = cy;
+	bn_sub(f1, f1, l1, s0, ls0);
+	if (odd_k)
+		bn_sub_1(f1, f1, l1, 2);
+	else if (bn_add_1(f1, f1, l1, 2))
+		f1[l1++] = 1;
+	l1 = bn_normalized_size(f1, l1);
+	/* f0 = F(2k-1) = F(k)^2 + F(k-1)^2 */
+	l0 = fib_add(f0, s1, ls1, s0, ls0);
+	/* F(2k) = F(2k+1) - F(2k-1) */
+	if (bit) {
+		bn_sub(f0, f1, l1, f0, l0); /* (F(2k+1), F(2k)) */
+		l0 = bn_normalized_size(f0, l1);
+	} else {
+		bn_sub(f1, f1, l1, f0, l0); /* (F(2k), F(2k-1)) */
+		l1 = bn_normalized_size(f1, l1);
+	}
+	p->l1 = l1;
+	p->l0 = l0;
+}
+
+/*
+ * The last step, one product: r = F(n) from (f1, f0) = (F(m), F(m - 1)),
+ * m = n >> 1.  Returns the size of r (its room is 2 * half + 2 limbs).
+ */
+static size_t fib_sq_last(const struct fib_sq_ops *o, struct fib_pair *p, u64 n, u64 m, u64 *r)
+{
+	u64 *f1 = p->f1, *f0 = p->f0, *s1 = p->s1, *s0 = p->s0;
+	size_t l1 = p->l1, l0 = p->l0, lu, lw;
+	u64 cy;
+
+	if (!(n & 1)) {
+		/* F(2m) = F(m) (F(m) + 2 F(m-1)) */
+		lu = fib_add_2x(s1, f1, l1, f0, l0, s0);
+		return fib_mul(o, r, f1, l1, s1, lu);
+	}
+	/* F(2m+1) = (2F(m) + F(m-1)) (2F(m) - F(m-1)) + 2 (-1)^m */
+	cy = bn_lshift(s1, f1, l1, 1);
+	lu = l1;
+	if (cy)
+		s1[lu++] = cy;
+	bn_copyi(s0, s1, lu);
+	lw = lu;
+	lu = fib_add(s1, s1, lu, f0, l0);
+	bn_sub(s0, s0, lw, f0, l0);
+	lw = bn_normalized_size(s0, lw);
+	l1 = fib_mul(o, r, s1, lu, s0, lw);
+	if (m & 1) {
+		bn_sub_1(r, r, l1, 2);
+	} else {
+		cy = bn_add_1(r, r, l1, 2);
+		if (cy)
+			r[l1++] = cy;
+	}
+	return l1;
+}
+
 static int fib_fdouble_sq(u64 n, struct fib_value *out, int fast)
 {
-	size_t half = fib_limbs(n / 2 + 1) + 8, l1, l0, ls1, ls0, lu, lw, itch;
-	u64 *mem, *f1, *f0, *s1, *s0, m, cy;
+	size_t half = fib_limbs(n / 2 + 1) + 8, itch;
 	struct fib_sq_ops o;
+	struct fib_pair p;
 	unsigned int s;
+	u64 *mem, m;
 	int err, i;
 
 	if (n <= FIB_U64_MAX_N)
@@ -373,73 +456,26 @@ static int fib_fdouble_sq(u64 n, struct fib_value *out, int fast)
 		bn_mem_free(mem);
 		return err;
 	}
-	f1 = mem;		/* F(k) */
-	f0 = f1 + half;		/* F(k - 1) */
-	s1 = f0 + half;
-	s0 = s1 + half;
+	p.f1 = mem;	    /* F(k) */
+	p.f0 = p.f1 + half; /* F(k - 1) */
+	p.s1 = p.f0 + half;
+	p.s0 = p.s1 + half;
 	o.fast = fast;
-	o.scratch = s0 + half;
-	f1[0] = fib_table[m >> s];
-	f0[0] = fib_table[(m >> s) - 1];
-	l1 = 1;
-	l0 = f0[0] ? 1 : 0;
+	o.scratch = p.s0 + half;
+	p.f1[0] = fib_table[m >> s];
+	p.f0[0] = fib_table[(m >> s) - 1];
+	p.l1 = 1;
+	p.l0 = p.f0[0] ? 1 : 0;
 	for (i = (int)s - 1; i >= 0; i--) {
-		int odd_k = (int)((m >> (i + 1)) & 1);
-
-		ls1 = fib_sq(&o, s1, f1, l1);
-		ls0 = fib_sq(&o, s0, f0, l0);
-		/* f1 = F(2k+1) = 4 F(k)^2 - F(k-1)^2 + 2 (-1)^k */
-		cy = bn_lshift(f1, s1, ls1, 2);
-		l1 = ls1;
-		if (cy)
-			f1[l1++] = cy;
-		bn_sub(f1, f1, l1, s0, ls0);
-		if (odd_k)
-			bn_sub_1(f1, f1, l1, 2);
-		else if (bn_add_1(f1, f1, l1, 2))
-			f1[l1++] = 1;
-		l1 = bn_normalized_size(f1, l1);
-		/* f0 = F(2k-1) = F(k)^2 + F(k-1)^2 */
-		l0 = fib_add(f0, s1, ls1, s0, ls0);
-		/* F(2k) = F(2k+1) - F(2k-1) */
-		if ((m >> i) & 1) {
-			bn_sub(f0, f1, l1, f0, l0);	/* (F(2k+1), F(2k)) */
-			l0 = bn_normalized_size(f0, l1);
-		} else {
-			bn_sub(f1, f1, l1, f0, l0);	/* (F(2k), F(2k-1)) */
-			l1 = bn_normalized_size(f1, l1);
-		}
+		fib_sq_step(&o, &p, (int)((m >> (i + 1)) & 1), (int)((m >> i) & 1));
 		if (bn_should_stop()) {
 			err = -EINTR;
 			goto out;
 		}
 	}
 	/* now f1 = F(m), f0 = F(m - 1) */
-	if (n & 1) {
-		/* F(2m+1) = (2F(m) + F(m-1)) (2F(m) - F(m-1)) + 2 (-1)^m */
-		cy = bn_lshift(s1, f1, l1, 1);
-		lu = l1;
-		if (cy)
-			s1[lu++] = cy;
-		bn_copyi(s0, s1, lu);
-		lw = lu;
-		lu = fib_add(s1, s1, lu, f0, l0);
-		bn_sub(s0, s0, lw, f0, l0);
-		lw = bn_normalized_size(s0, lw);
-		l1 = fib_mul(&o, out->num.limbs, s1, lu, s0, lw);
-		if (m & 1) {
-			bn_sub_1(out->num.limbs, out->num.limbs, l1, 2);
-		} else {
-			cy = bn_add_1(out->num.limbs, out->num.limbs, l1, 2);
-			if (cy)
-				out->num.limbs[l1++] = cy;
-		}
-	} else {
-		/* F(2m) = F(m) (F(m) + 2 F(m-1)) */
-		lu = fib_add_2x(s1, f1, l1, f0, l0, s0);
-		l1 = fib_mul(&o, out->num.limbs, f1, l1, s1, lu);
-	}
-	out->num.size = bn_normalized_size(out->num.limbs, l1);
+	p.l1 = fib_sq_last(&o, &p, n, m, out->num.limbs);
+	out->num.size = bn_normalized_size(out->num.limbs, p.l1);
 	out->has_num = 1;
 	out->n = n;
 	err = 0;
@@ -462,22 +498,19 @@ noinline int fib_bn_fdouble_karatsuba(u64 n, struct fib_value *out)
 
 /* caps: one computation stays under about a second; see docs/bignum.md */
 const struct fib_algo fib_algos[] = {
-	{ "iter64", FIB_U64_MAX_N, fib_iter64,
-	  "u64 iteration, n <= 93", FIB_ALGO_U64 },
-	{ "fdouble64", FIB_U64_MAX_N, fib_fdouble64,
-	  "u64 fast doubling over all 64 bits of n", FIB_ALGO_U64 },
-	{ "fdouble64-clz", FIB_U64_MAX_N, fib_fdouble64_clz,
-	  "u64 fast doubling from the top set bit (clz)", FIB_ALGO_U64 },
-	{ "str-add", 100000ULL, fib_str_add,
-	  "decimal string addition, one digit per byte", 0 },
-	{ "bn-iter", 500000ULL, fib_bn_iter,
-	  "big-number addition loop", 0 },
-	{ "bn-fdouble", 3000000ULL, fib_bn_fdouble,
-	  "fast doubling, 3 schoolbook products per bit", 0 },
-	{ "bn-fdouble-sqr", 5000000ULL, fib_bn_fdouble_sqr,
-	  "fast doubling, 2 schoolbook squarings per bit (GMP fib2 identities)", 0 },
-	{ "bn-fdouble-karatsuba", 30000000ULL, fib_bn_fdouble_karatsuba,
-	  "fast doubling, 2 squarings per bit, Karatsuba/Toom-3", 0 },
+	{"iter64", FIB_U64_MAX_N, fib_iter64, "u64 iteration, n <= 93", FIB_ALGO_U64},
+	{"fdouble64", FIB_U64_MAX_N, fib_fdouble64, "u64 fast doubling over all 64 bits of n",
+	 FIB_ALGO_U64},
+	{"fdouble64-clz", FIB_U64_MAX_N, fib_fdouble64_clz,
+	 "u64 fast doubling from the top set bit (clz)", FIB_ALGO_U64},
+	{"str-add", 100000ULL, fib_str_add, "decimal string addition, one digit per byte", 0},
+	{"bn-iter", 500000ULL, fib_bn_iter, "big-number addition loop", 0},
+	{"bn-fdouble", 3000000ULL, fib_bn_fdouble, "fast doubling, 3 schoolbook products per bit",
+	 0},
+	{"bn-fdouble-sqr", 5000000ULL, fib_bn_fdouble_sqr,
+	 "fast doubling, 2 schoolbook squarings per bit (GMP fib2 identities)", 0},
+	{"bn-fdouble-karatsuba", 30000000ULL, fib_bn_fdouble_karatsuba,
+	 "fast doubling, 2 squarings per bit, Karatsuba/Toom-3", 0},
 };
 
 const unsigned int fib_algo_count = sizeof(fib_algos) / sizeof(fib_algos[0]);
@@ -503,86 +536,4 @@ const struct fib_algo *fib_algo_find(const char *name, size_t len)
 const struct fib_algo *fib_algo_default(void)
 {
 	return &fib_algos[fib_algo_count - 1];
-}
-
-void fib_value_release(struct fib_value *v)
-{
-	if (!v)
-		return;
-	bn_release(&v->num);
-	bn_mem_free(v->dec);
-	v->dec = NULL;
-	v->dec_len = 0;
-	v->has_num = 0;
-	v->has_dec = 0;
-	v->n = 0;
-}
-
-noinline int fib_compute(const struct fib_algo *a, u64 n, struct fib_value *out)
-{
-	int err;
-
-	if (!a || !out)
-		return -EINVAL;
-	fib_value_release(out);
-	if (n > a->max_n)
-		return (a->flags & FIB_ALGO_U64) ? -EOVERFLOW : -E2BIG;
-	err = a->compute(n, out);
-	if (err)
-		fib_value_release(out);
-	return err;
-}
-
-long fib_format_size(struct fib_value *v, enum fib_format f)
-{
-	long len;
-	int err;
-
-	if (!v || (!v->has_num && !v->has_dec))
-		return -EINVAL;
-	switch (f) {
-	case FIBDRV_FORMAT_DEC:
-		if (!v->has_dec) {
-			size_t cap = bn_dec_bound(v->num.size);
-			char *buf = bn_mem_alloc(cap);
-
-			if (!buf)
-				return -ENOMEM;
-			len = bn_to_dec(v->num.limbs, v->num.size, buf, cap);
-			if (len < 0) {
-				bn_mem_free(buf);
-				return len;
-			}
-			v->dec = buf;
-			v->dec_len = (size_t)len;
-			v->has_dec = 1;
-		}
-		return (long)v->dec_len;
-	case FIBDRV_FORMAT_BIN:
-		if (!v->has_num) {
-			err = bn_from_dec(&v->num, v->dec, v->dec_len);
-			if (err) {
-				bn_release(&v->num);
-				return err;
-			}
-			v->has_num = 1;
-		}
-		return (long)bn_bin_size(&v->num);
-	}
-	return -EINVAL;
-}
-
-noinline long fib_format(struct fib_value *v, enum fib_format f, char *buf, size_t cap)
-{
-	long size = fib_format_size(v, f);
-
-	if (size < 0)
-		return size;
-	if ((size_t)size > cap)
-		return -ENOSPC;
-	if (f == FIBDRV_FORMAT_DEC) {
-		memcpy(buf, v->dec, (size_t)size);
-		return size;
-	}
-	return bn_to_bin(&v->num, buf, cap);
 }
