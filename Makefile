@@ -6,24 +6,30 @@
 #   make deps          install packages, kernels and virtme-ng (root, Debian 12)
 #   make module KVER=R build/R/fibdrv.ko (with module BTF)
 #   make vmtest KVER=R boot kernel R under QEMU and run the guest suite
+#   make unit          host unit tests only
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
 #   make bench         big-number library against GMP (bench/results/bn.json)
 #   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
 #   make fuzz          libFuzzer against GMP (FUZZ_SECONDS, default 60)
 #   make format        clang-format every C source
+#
+# docs/architecture.md maps each target and source file.
 SHELL := /bin/bash
 BUILD := build
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Isrc
+# One set of flags for every user-space object (mk/*.mk use it too).
+USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Ibpf -Isrc/lib \
+	-Isrc/fibtrace -Isrc/fibtrace/compare -I$(BUILD)
 ARCH_DEFINE := -D__TARGET_ARCH_x86
 VMLINUX_H := vmlinux/x86/vmlinux.h
+.DEFAULT_GOAL := all
+# The object of each source: $(call obj,a.c b.c) -> build/obj/a.o build/obj/b.o
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-# The big-number library (BN_SRCS) and its programs, tests and benchmark.
--include mk/bignum.mk
--include mk/stats.mk
--include mk/compare.mk
+# The big-number library (BN_SRCS), its programs, tests, benchmark, fuzzer.
+include mk/bignum.mk
 include mk/fuzz.mk
 
 # Kernel lines: the newest installed release of each of 6.1 and 6.12.
@@ -31,13 +37,22 @@ KERNELS = $(shell scripts/kernels.sh)
 KVER ?=
 
 # -Werror is for our own code only: libbpf/GMP headers are system headers.
-TOOL_LIBS := -lbpf -lelf -lz
+TOOL_LIBS := -lbpf -lelf -lz -lm
+
+# Sources by program. src/lib is shared; the pure part of fibtrace (no
+# libbpf, no skeleton) is what the unit tests link.
+LIB_SRCS := $(wildcard src/lib/*.c)
+FIBTRACE_SRCS := $(wildcard src/fibtrace/*.c src/fibtrace/compare/*.c)
+FIBTRACE_PURE := src/fibtrace/run.c src/fibtrace/aggregate.c src/fibtrace/report_text.c \
+	src/fibtrace/report_json.c src/fibtrace/report_csv.c src/fibtrace/report_counters.c
+LIB_OBJS := $(call obj,$(LIB_SRCS))
+FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 
 .PHONY: all deps module modules user vmtest test unit demo vmlinux-h bench bench-trace clean format check-kver
 
 all: user modules
 
-user: $(BUILD)/fibclient $(BUILD)/fibtrace $(BUILD)/tests/fibstress $(if $(BN_SRCS),$(BUILD)/fibcalc)
+user: $(BUILD)/fibclient $(BUILD)/fibtrace $(BUILD)/tests/fibstress $(BUILD)/fibcalc
 
 deps:
 	@scripts/deps.sh
@@ -51,26 +66,32 @@ check-kver:
 module: check-kver
 	@scripts/build-module.sh "$(KVER)" "$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))"
 
-$(BUILD)/range.o: src/range.c src/range.h
+# Every user-space object: one pattern, header dependencies from -MMD.
+$(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -c $< -o $@
+	$(CC) $(USER_CFLAGS) -MMD -MP -c $< -o $@
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
-$(BUILD)/fibclient: src/fibclient.c fibdrv/fibdrv_uapi.h $(BUILD)/range.o
+# BPF object -> skeleton (the objects that include it wait for it).
+$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c bpf/fibtrace.h $(VMLINUX_H)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $< $(BUILD)/range.o -o $@ -lgmp
-
-# BPF object -> skeleton -> fibtrace.
-$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c src/fibtrace.h $(VMLINUX_H)
-	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -target bpf $(ARCH_DEFINE) -Wall -Werror -Ivmlinux/x86 -Isrc -c $< -o $@
+	$(CLANG) -g -O2 -target bpf $(ARCH_DEFINE) -Wall -Werror -Ivmlinux/x86 -Ibpf -c $< -o $@
 
 $(BUILD)/fibtrace.skel.h: $(BUILD)/fibtrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name fibtrace > $@
 
-# src/stats.c: the statistics of --compare (src/trace_compare*.c).
-FIBTRACE_SRCS := $(wildcard src/fibtrace*.c src/trace_*.c) src/stats.c
-$(BUILD)/fibtrace: $(FIBTRACE_SRCS) $(wildcard src/*.h) $(BUILD)/fibtrace.skel.h $(BUILD)/range.o
-	$(CC) $(USER_CFLAGS) -I$(BUILD) $(FIBTRACE_SRCS) $(BUILD)/range.o -o $@ $(TOOL_LIBS) -lm
+$(FIBTRACE_OBJS): | $(BUILD)/fibtrace.skel.h
+
+$(BUILD)/fibtrace: $(FIBTRACE_OBJS) $(LIB_OBJS)
+	$(CC) $(USER_CFLAGS) $^ -o $@ $(TOOL_LIBS)
+
+$(BUILD)/fibclient: $(call obj,src/fibclient.c src/lib/range.c src/lib/fibdev.c)
+	$(CC) $(USER_CFLAGS) $^ -o $@ -lgmp
+
+# Guest-side stress client (run by tests/guest/test_reliability.py).
+$(BUILD)/tests/fibstress: $(call obj,tests/guest/fibstress.c src/lib/fibdev.c)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $^ -o $@ -lgmp -lpthread
 
 # vmlinux.h is checked in; CO-RE relocations make the 6.1 one serve 6.12.
 vmlinux-h:
@@ -80,18 +101,21 @@ vmlinux-h:
 	$(BPFTOOL) btf dump file $(BUILD)/$$k/vmlinux format c > $(VMLINUX_H) && \
 	echo "$(VMLINUX_H) from $$k"
 
-$(BUILD)/tests/test_range: tests/unit/test_range.c $(BUILD)/range.o
+# Host unit tests: one program per module, each printing PASS/FAIL lines
+# that tests/run.sh counts. None needs libbpf or a kernel.
+UNIT_TESTS := test_range test_stats test_compare test_aggregate
+$(BUILD)/tests/test_range: $(call obj,tests/unit/test_range.c src/lib/range.c)
+$(BUILD)/tests/test_stats: $(call obj,tests/unit/test_stats.c src/lib/stats.c)
+$(BUILD)/tests/test_compare: $(call obj,tests/unit/test_compare.c \
+	src/fibtrace/compare/cstats.c src/lib/stats.c src/lib/fmt.c)
+$(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE_PURE) \
+	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
+$(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $< $(BUILD)/range.o -o $@
+	$(CC) $(USER_CFLAGS) $^ -o $@ -lm
 
-# Guest-side stress client (run by tests/guest/test_reliability.py).
-$(BUILD)/tests/fibstress: tests/guest/fibstress.c fibdrv/fibdrv_uapi.h
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $< -o $@ -lgmp -lpthread
-
-# Host unit tests; each prints PASS/FAIL lines that tests/run.sh counts.
-unit: $(BUILD)/tests/test_range $(if $(BN_SRCS),unit-bn) $(if $(STATS_SRCS),unit-stats) $(if $(COMPARE_SRCS),unit-compare)
-	@$(BUILD)/tests/test_range
+unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn
+	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; exit $$st
 
 vmtest: check-kver all
 	@scripts/vmtest.sh "$(KVER)"
@@ -105,16 +129,16 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
-bench: $(if $(BN_SRCS),bench-bn)
+bench: bench-bn
 
 # Tracing overhead per read in the guest (bench/results/trace.json):
 # KERNELS="KVER" for one kernel.
 bench-trace: all $(BUILD)/bench/trace_workload
 	@scripts/bench-trace.sh $(KERNELS)
 
-$(BUILD)/bench/trace_workload: bench/trace_workload.c fibdrv/fibdrv_uapi.h
+$(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $< -o $@
+	$(CC) $(USER_CFLAGS) $^ -o $@
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')

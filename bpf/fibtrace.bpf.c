@@ -475,6 +475,11 @@ static __noinline int on_exit(__u32 slot, __s64 ret)
 	return 0;
 }
 
+/* Expand FT_PROG() (bpf/fibtrace.h) before libbpf's macros paste the name. */
+#define FT_TRACING(name, args...) BPF_PROG(name, ##args)
+#define FT_KPROBE(name, args...) BPF_KPROBE(name, ##args)
+#define FT_KRETPROBE(name, args...) BPF_KRETPROBE(name, ##args)
+
 static __always_inline int read_entry(struct file *file, loff_t *ppos)
 {
 	struct fibdrv_file *ff = BPF_CORE_READ(file, private_data);
@@ -486,69 +491,69 @@ static __always_inline int read_entry(struct file *file, loff_t *ppos)
 
 /* The fixed slots with arguments or roles: fib_read, fibdrv_copy, _copy_to_user. */
 SEC("ftfentry")
-int BPF_PROG(fe_0, struct file *file, char *buf, size_t size, loff_t *ppos)
+int FT_TRACING(FT_PROG(fe, 0), struct file *file, char *buf, size_t size, loff_t *ppos)
 {
 	return read_entry(file, ppos);
 }
 
 SEC("ftfexit")
-int BPF_PROG(fx_0, struct file *file, char *buf, size_t size, loff_t *ppos,
+int FT_TRACING(FT_PROG(fx, 0), struct file *file, char *buf, size_t size, loff_t *ppos,
 	     ssize_t ret)
 {
 	return on_exit(FT_SLOT_READ, ret);
 }
 
 SEC("kprobe")
-int BPF_KPROBE(kp_0, struct file *file, char *buf, size_t size, loff_t *ppos)
+int FT_KPROBE(FT_PROG(kp, 0), struct file *file, char *buf, size_t size, loff_t *ppos)
 {
 	return read_entry(file, ppos);
 }
 
 SEC("kretprobe")
-int BPF_KRETPROBE(kr_0, long ret)
+int FT_KRETPROBE(FT_PROG(kr, 0), long ret)
 {
 	return on_exit(FT_SLOT_READ, ret);
 }
 
 SEC("ftfentry")
-int BPF_PROG(fe_3, char *ubuf, const char *kbuf, size_t len)
+int FT_TRACING(FT_PROG(fe, 3), char *ubuf, const char *kbuf, size_t len)
 {
 	return on_entry(FT_SLOT_COPY, 0, 0, len);
 }
 
 SEC("ftfexit")
-int BPF_PROG(fx_3)
+int FT_TRACING(FT_PROG(fx, 3))
 {
 	return on_exit(FT_SLOT_COPY, 0);
 }
 
 SEC("kprobe")
-int BPF_KPROBE(kp_3, char *ubuf, const char *kbuf, size_t len)
+int FT_KPROBE(FT_PROG(kp, 3), char *ubuf, const char *kbuf, size_t len)
 {
 	return on_entry(FT_SLOT_COPY, 0, 0, len);
 }
 
 SEC("kretprobe")
-int BPF_KRETPROBE(kr_3)
+int FT_KRETPROBE(FT_PROG(kr, 3))
 {
 	return on_exit(FT_SLOT_COPY, 0);
 }
 
 /* Generic slots: no arguments needed. */
 #define SLOT(i)                                          \
-	SEC("ftfentry") int BPF_PROG(fe_##i)               \
+	SEC("ftfentry") int FT_TRACING(FT_PROG(fe, i))               \
 	{                                                \
 		return on_entry(i, 0, 0, 0);             \
 	}                                                \
-	SEC("ftfexit") int BPF_PROG(fx_##i)                \
+	SEC("ftfexit") int FT_TRACING(FT_PROG(fx, i))                \
 	{                                                \
 		return on_exit(i, 0);                    \
 	}                                                \
-	SEC("kprobe") int BPF_KPROBE(kp_##i)             \
+	SEC("kprobe") int FT_KPROBE(FT_PROG(kp, i))             \
 	{                                                \
 		return on_entry(i, 0, 0, 0);             \
 	}                                                \
-	SEC("kretprobe") int BPF_KRETPROBE(kr_##i)       \
+	SEC("kretprobe") int FT_KRETPROBE(FT_PROG(kr, i))       \
 	{                                                \
 		return on_exit(i, 0);                    \
 	}

@@ -1,5 +1,7 @@
 # mk/bignum.mk - the fibdrv big-number library and its user-space programs,
-# included by the top-level Makefile (usable alone: make -f mk/bignum.mk T).
+# included by the top-level Makefile, which gives USER_CFLAGS, obj (source ->
+# build/obj/....o) and the pattern rule that compiles every object. The ASan
+# build compiles with other flags, so it names its sources itself.
 #
 #   BN_SRCS                  library sources, compiled into fibdrv.ko as well
 #   build/fibcalc            F(N) in user space with the same code
@@ -7,9 +9,6 @@
 #   build/tests/unit_bn_asan the same with ASan+UBSan (reduced n ranges)
 #   build/bench/bn_bench     benchmark against GMP -> bench/results/bn.json
 #   make unit-bn / bench-bn  build and run them
-CC ?= gcc
-BUILD ?= build
-USER_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Isrc
 BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 
 BN_SRCS := fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c \
@@ -18,21 +17,20 @@ BN_SRCS := fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c 
 BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_x86.h \
 	fibdrv/bn_generic.h fibdrv/bn_aors_tmpl.h fibdrv/fib_algo.h fibdrv/fibdrv_uapi.h
 
-$(BUILD)/fibcalc: src/fibcalc.c $(BN_SRCS) $(BN_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) src/fibcalc.c $(BN_SRCS) -o $@
+$(BUILD)/fibcalc: $(call obj,src/fibcalc.c $(BN_SRCS))
+	$(CC) $(USER_CFLAGS) $^ -o $@
 
-$(BUILD)/tests/unit_bn: tests/unit/test_bn.c $(BN_SRCS) $(BN_HDRS)
+$(BUILD)/tests/unit_bn: $(call obj,tests/unit/test_bn.c $(BN_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) tests/unit/test_bn.c $(BN_SRCS) -o $@ -lgmp
+	$(CC) $(USER_CFLAGS) $^ -o $@ -lgmp
 
 $(BUILD)/tests/unit_bn_asan: tests/unit/test_bn.c $(BN_SRCS) $(BN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(BN_SAN_FLAGS) -DBN_TEST_REDUCED tests/unit/test_bn.c $(BN_SRCS) -o $@ -lgmp
 
-$(BUILD)/bench/bn_bench: bench/bn_bench.c $(BN_SRCS) $(BN_HDRS)
+$(BUILD)/bench/bn_bench: $(call obj,bench/bn_bench.c $(BN_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) bench/bn_bench.c $(BN_SRCS) -o $@ -lgmp
+	$(CC) $(USER_CFLAGS) $^ -o $@ -lgmp
 
 .PHONY: unit-bn bench-bn
 unit-bn: $(BUILD)/tests/unit_bn $(BUILD)/tests/unit_bn_asan

@@ -9,7 +9,6 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gmp.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -18,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fibdrv_uapi.h"
+#include "fibdev.h"
 #include "range.h"
 
 static struct client_options {
@@ -149,29 +148,9 @@ int main(int argc, char **argv)
 	if (!opts.have_sweep)
 		opts.sweep = (struct u64_range){ opts.n, opts.n, 1 };
 
-	fd = open(opts.device, O_RDWR);
-	if (fd < 0) {
-		fprintf(stderr, "fibclient: cannot open %s: %s%s\n", opts.device,
-			strerror(errno),
-			errno == ENOENT ? " (is fibdrv loaded? sudo insmod fibdrv.ko)" : "");
+	fd = fibdev_open(opts.device, opts.algo, opts.format, "fibclient");
+	if (fd < 0)
 		return 1;
-	}
-	if (opts.algo) {
-		struct fibdrv_algo_sel sel = {};
-
-		snprintf(sel.name, sizeof(sel.name), "%s", opts.algo);
-		if (ioctl(fd, FIBDRV_IOC_SET_ALGO, &sel) < 0) {
-			fprintf(stderr, "fibclient: algorithm '%s': %s\n", opts.algo,
-				strerror(errno));
-			close(fd);
-			return 1;
-		}
-	}
-	if (ioctl(fd, FIBDRV_IOC_SET_FORMAT, (unsigned long)opts.format) < 0) {
-		fprintf(stderr, "fibclient: set format: %s\n", strerror(errno));
-		close(fd);
-		return 1;
-	}
 
 	mpz_inits(got, want, NULL);
 	for (uint64_t n = opts.sweep.first;; n += opts.sweep.step) {

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fibdrv_uapi.h"
+#include "fibdev.h"
 
 #define THREADS 16
 #define PROCESSES 4
@@ -74,20 +74,10 @@ static uint64_t algo_limit(const char *spec)
 
 static int open_device(const char *spec)
 {
-	struct fibdrv_algo_sel sel = {};
-	int fd = open(FIBDRV_DEVICE_PATH, O_RDWR);
+	char name[64];
 
-	if (fd < 0) {
-		perror("fibstress: open");
-		return -1;
-	}
-	snprintf(sel.name, sizeof(sel.name), "%.*s", (int)strcspn(spec, ":"), spec);
-	if (ioctl(fd, FIBDRV_IOC_SET_ALGO, &sel) || ioctl(fd, FIBDRV_IOC_SET_FORMAT, FIBDRV_FORMAT_BIN)) {
-		fprintf(stderr, "fibstress: select %s: %s\n", sel.name, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(spec, ":"), spec);
+	return fibdev_open(FIBDRV_DEVICE_PATH, name, FIBDRV_FORMAT_BIN, "fibstress");
 }
 
 /* pread F(n) in binary and compare with GMP; returns 0 when equal. */
@@ -178,12 +168,12 @@ static int run_threads(void *(*fn)(void *))
 
 static int select_algo(int fd, const char *spec)
 {
-	struct fibdrv_algo_sel sel = {};
+	size_t len = strcspn(spec, ":");
+	int err = fibdev_set_algo(fd, spec, len);
 
-	snprintf(sel.name, sizeof(sel.name), "%.*s", (int)strcspn(spec, ":"), spec);
-	if (!ioctl(fd, FIBDRV_IOC_SET_ALGO, &sel))
+	if (!err)
 		return 0;
-	fprintf(stderr, "fibstress: select %s: %s\n", sel.name, strerror(errno));
+	fprintf(stderr, "fibstress: select %.*s: %s\n", (int)len, spec, strerror(-err));
 	atomic_fetch_add(&counts->errors, 1);
 	return -1;
 }

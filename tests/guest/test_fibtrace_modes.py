@@ -7,6 +7,7 @@ documented exit statuses. Runs as root with fibdrv loaded.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,14 @@ def funcs(doc):
 def hist_sums_ok(doc):
     return all(sum(h["count"] for h in f["hist"]) == f["count"] for f in doc["functions"])
 
+
+
+def bn_sources():
+    """The library's sources as mk/bignum.mk lists them (BN_SRCS): one list."""
+    with open("mk/bignum.mk") as f:
+        text = f.read().replace("\\\n", " ")
+    m = re.search(r"^BN_SRCS :=(.*)$", text, re.M)
+    return m.group(1).split()
 
 def usercount(n, names):
     """Calls of each named library function for one read of F(n) by
@@ -91,7 +100,7 @@ int main(int argc, char **argv)
     exe = os.path.join(d, "count")
     with open(c, "w") as f:
         f.write("#include <stdlib.h>\n" + src)
-    lib = ["fibdrv/bn.c", "fibdrv/bn_dec.c", "fibdrv/fib_algo.c"]
+    lib = bn_sources()
     p = subprocess.run(["gcc", "-O1", "-std=gnu11", "-Ifibdrv", "-finstrument-functions",
                         c] + lib + ["-o", exe], capture_output=True, text=True, timeout=300)
     if p.returncode:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the pure parts of fibtrace --compare
- * (src/trace_compare_stats.c): option values, outlier selection, the
+ * (src/fibtrace/compare/cstats.c): option values, outlier selection, the
  * statistics of a cell and a pair, Holm over pairs, row grouping and number
  * formatting. Each check prints "PASS compare.<name>" or "FAIL ...".
  *
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_compare.h"
+#include "compare.h"
+#include "fmt.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -208,7 +209,7 @@ static void test_format(void)
 	int ok = 1;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		ft_cmp_fmt_ns(buf, sizeof(buf), cases[i].ns);
+		fmt_ns(buf, sizeof(buf), cases[i].ns, FMT_NS_SIG4);
 		if (strcmp(buf, cases[i].want)) {
 			printf("# fmt_ns(%g) = %s, want %s\n", cases[i].ns, buf, cases[i].want);
 			ok = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of src/stats.c. Each check prints one line, "PASS stats.<name>"
+ * Unit tests of src/lib/stats.c. Each check prints one line, "PASS stats.<name>"
  * or "FAIL stats.<name>: <reason>"; the exit status is 1 if any check failed.
  *
  * Reference values were computed with numpy 2.4.6, scipy 1.17.1 and

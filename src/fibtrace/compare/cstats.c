@@ -2,8 +2,8 @@
 /*
  * fibtrace --compare, the pure parts: option values, outlier selection, the
  * statistics of a (variant, n) cell and of a pair against the baseline,
- * grouping of n into table rows, number formatting. No I/O, no BPF, so the
- * host unit tests (tests/unit/test_compare.c) link it with stats.c alone.
+ * grouping of n into table rows, delta formatting. No I/O, no BPF, so the
+ * host unit tests (tests/unit/test_compare.c) link it with lib/stats.c alone.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,11 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_compare.h"
+#include "compare.h"
 
 static const char *const metric_names[FT_METRIC_NR] = {"total", "compute", "format",
 						       "copy",	"user",	   "counter"};
 static const char *const outlier_names[] = {"tukey", "keep", "trim"};
+
+const char *ft_cmp_kind_name(enum ft_cmp_kind k)
+{
+	return k == FT_CMP_FORMATS ? "formats" : "algos";
+}
 
 const char *ft_cmp_metric_name(enum ft_cmp_metric m)
 {
@@ -287,29 +292,6 @@ size_t ft_cmp_group_rows(size_t nn, size_t max_rows, size_t *start)
 	for (r = 0; r < rows; r++)
 		start[r + 1] = start[r] + base + (r < extra);
 	return rows;
-}
-
-void ft_cmp_fmt_ns(char *buf, size_t size, double ns)
-{
-	static const char *const unit[] = {"ns", "us", "ms", "s"};
-	int u = 0;
-
-	if (isnan(ns)) {
-		snprintf(buf, size, "?");
-		return;
-	}
-	while (u < 3 && fabs(ns) >= 999.95) {
-		ns /= 1000;
-		u++;
-	}
-	if (u == 0 && ns == floor(ns))
-		snprintf(buf, size, "%.0f%s", ns, unit[u]);
-	else if (fabs(ns) >= 99.995)
-		snprintf(buf, size, "%.1f%s", ns, unit[u]);
-	else if (fabs(ns) >= 9.9995)
-		snprintf(buf, size, "%.2f%s", ns, unit[u]);
-	else
-		snprintf(buf, size, "%.3f%s", ns, unit[u]);
 }
 
 void ft_cmp_fmt_delta(char *buf, size_t size, double r)

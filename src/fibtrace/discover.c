@@ -17,7 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "trace_model.h"
+#include "run.h"
 
 struct ksym {
 	char name[128];
@@ -26,11 +26,6 @@ struct ksym {
 
 static struct ksym *ksyms;
 static size_t nksyms;
-
-const char *ft_mode_name(enum ft_mode m)
-{
-	return m == FT_MODE_FENTRY ? "fentry" : "kprobe";
-}
 
 /* Text symbols only (t/T); module in [brackets], "" for vmlinux. */
 static int load_kallsyms(void)

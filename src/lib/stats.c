@@ -66,7 +66,7 @@ double stats_rng_uniform(struct stats_rng *rng)
 
 /* ---- helpers ---- */
 
-static int cmp_double(const void *pa, const void *pb)
+int stats_cmp_double(const void *pa, const void *pb)
 {
 	double a = *(const double *)pa, b = *(const double *)pb;
 
@@ -89,7 +89,7 @@ static double *sorted_copy(const double *x, size_t n)
 	if (!s)
 		return NULL;
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), stats_cmp_double);
 	return s;
 }
 
@@ -287,7 +287,7 @@ static bool ci_args_ok(unsigned resamples, double level)
 /* Sorts the bootstrap replicates and reads the percentile interval off them. */
 static void percentile_ci(double *rep, unsigned resamples, double level, double *lo, double *hi)
 {
-	qsort(rep, resamples, sizeof(*rep), cmp_double);
+	qsort(rep, resamples, sizeof(*rep), stats_cmp_double);
 	*lo = stats_quantile_sorted(rep, resamples, (1.0 - level) / 2.0);
 	*hi = stats_quantile_sorted(rep, resamples, (1.0 + level) / 2.0);
 }

@@ -5,15 +5,17 @@
  * n) and against a baseline, and the reports (text table, JSON, Go benchmark
  * format, plot). docs/compare.md describes the method and the output.
  *
- * trace_compare_stats.c holds the pure parts (option parsing, outlier
- * selection, per-cell and per-pair statistics, row grouping, number
- * formatting), unit-tested on the host by tests/unit/test_compare.c;
- * trace_compare.c the device driver loop, hygiene checks and reports.
+ * cstats.c holds the pure parts (option parsing, outlier selection, per-cell
+ * and per-pair statistics, row grouping, delta formatting), unit-tested on
+ * the host by tests/unit/test_compare.c. The run itself: variants.c (what is
+ * compared, ft_compare_prepare), hygiene.c (the machine checks), drive.c (the
+ * interleaved reads, on sweep.h's loop), analyze.c (statistics, regressions,
+ * ft_compare_report), report_text.c, report_json.c (JSON and benchfmt) and
+ * plot.c. compare_int.h is their private interface.
  */
-#ifndef FIBTRACE_TRACE_COMPARE_H
-#define FIBTRACE_TRACE_COMPARE_H
+#ifndef FIBTRACE_COMPARE_H
+#define FIBTRACE_COMPARE_H
 
-#include <linux/types.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,9 +23,6 @@
 #include <stdio.h>
 
 #include "stats.h"
-
-/* A --fail-on-regression regression was found (docs/fibtrace.md). */
-#define FT_EXIT_REGRESSION 8
 
 #define FT_CMP_ALPHA 0.05
 #define FT_CMP_TRIM_FRACTION 0.05 /* --outliers trim: from each tail */
@@ -45,7 +44,7 @@ enum ft_cmp_metric {
 	FT_METRIC_NR,
 };
 
-/* Options, filled by fibtrace.c's argp parser through ft_cmp_set(). */
+/* Options, filled by main.c's argp parser through ft_cmp_set(). */
 struct ft_cmp_opts {
 	enum ft_cmp_kind kind;
 	enum ft_cmp_outliers outliers;
@@ -70,6 +69,7 @@ struct ft_cmp_opts {
  * or a message saying what the option accepts.
  */
 const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg);
+const char *ft_cmp_kind_name(enum ft_cmp_kind k);
 const char *ft_cmp_metric_name(enum ft_cmp_metric m);
 const char *ft_cmp_outliers_name(enum ft_cmp_outliers o);
 
@@ -130,12 +130,10 @@ double ft_cmp_min_p(size_t na, size_t nb);
  */
 size_t ft_cmp_group_rows(size_t nn, size_t max_rows, size_t *start);
 
-/* "123ns", "4.567us", "12.35ms", "1.234s": 4 significant digits. */
-void ft_cmp_fmt_ns(char *buf, size_t size, double ns);
 /* Ratio r as a signed percent change: "+12.3%", "-45.0%", "+0.0%"; "?" for NaN. */
 void ft_cmp_fmt_delta(char *buf, size_t size, double r);
 
-/* ---- trace_compare.c: the run itself ---- */
+/* ---- the run itself (main.c calls these in this order) ---- */
 
 struct ft_run;
 struct ft_compare;
@@ -144,16 +142,17 @@ typedef int (*ft_cmp_drain_fn)(void *ctx); /* moves ring buffer records to run->
 /*
  * Resolves the variants (--algo list, or every algorithm valid over the
  * sweep; formats dec and bin of one algorithm), the baseline and the hygiene
- * checks; refuses with --strict. Fills run's sweep fields and filter_pid.
- * Returns 0 or -(exit status).
+ * checks; refuses with --strict. Needs run->algos (names and max_n). Fills
+ * run's sweep fields and filter_pid. Returns 0 or -(exit status); *out is
+ * set either way (ft_compare_free it).
  */
 int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, struct ft_run *run,
-		       const __u64 *limits, const char *algo_list, const char *device,
-		       uint64_t first, uint64_t last, uint64_t step, unsigned int repeat, int cpu);
+		       const char *algo_list, const char *device, uint64_t first, uint64_t last,
+		       uint64_t step, unsigned int repeat, int cpu);
 /* Interleaved rounds of reads; 0 or -(exit status). */
 int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn drain, void *ctx,
 		     volatile sig_atomic_t *stop);
-/* Statistics and the report on f; returns the exit status (0, 1 or 8). */
+/* Statistics and the report on f; returns the exit status (0, 1 or FT_EXIT_REGRESSION). */
 int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f);
 void ft_compare_free(struct ft_compare *c);
 

@@ -22,6 +22,14 @@
 #define FT_FIXED_SLOTS 5
 #define FT_STAGES 3 /* compute, format, copy */
 
+/*
+ * A slot's four programs are named <prefix>_<slot>: fe_7, fx_7, kp_7, kr_7.
+ * BPF declares them with FT_PROG(); user space builds the names with
+ * FT_PROG_PREFIXES and reads a slot back from a name (src/fibtrace/tracer.c).
+ */
+#define FT_PROG(prefix, slot) prefix##_##slot
+#define FT_PROG_PREFIXES { { "fe", "fx" }, { "kp", "kr" } } /* [kprobe][exit] */
+
 /* Per-task call stack depth; deeper calls are counted as overflows. */
 #define FT_STACK_DEPTH 16
 

@@ -48,6 +48,9 @@ uint64_t stats_rng_below(struct stats_rng *rng, uint64_t bound);
 /* Uniform double in [0, 1): the top 53 bits of one draw times 2^-53. */
 double stats_rng_uniform(struct stats_rng *rng);
 
+/* qsort() comparison of doubles, ascending. */
+int stats_cmp_double(const void *a, const void *b);
+
 /*
  * Quantile q in [0, 1] of n values sorted ascending, numpy's default rule
  * (method="linear", Hyndman & Fan type 7): with h = (n - 1) q, i = floor(h)

@@ -3,14 +3,14 @@
  * fibtrace counters (-e/--events): per-CPU counting perf events read by BPF
  * at entry and exit of every traced call. See docs/counters.md.
  */
-#ifndef FIBTRACE_TRACE_COUNTERS_H
-#define FIBTRACE_TRACE_COUNTERS_H
+#ifndef FIBTRACE_COUNTERS_H
+#define FIBTRACE_COUNTERS_H
 
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "trace_model.h"
+#include "run.h"
 
 struct ft_event_def {
 	const char *name;
@@ -52,19 +52,7 @@ void ft_counters_prepare(struct fibtrace *skel, const struct ft_run *run);
 int ft_counters_install(struct fibtrace *skel, const struct ft_run *run);
 /* Per-function sums (cumulative) into targets[].cnt; whole-run times. */
 int ft_counters_collect(struct fibtrace *skel, struct ft_run *run);
-/* -i: turns the cumulative sums into the deltas since the last call. */
-void ft_counters_interval(struct ft_run *run);
-
-/* Reports; each prints nothing without -e. */
-void ft_counters_text(FILE *f, struct ft_run *run);
-void ft_counters_text_pern(FILE *f, struct ft_run *run); /* recs sorted by (algo, n) */
-void ft_counters_json_meta(FILE *f, const struct ft_run *run);
-void ft_counters_json_func(FILE *f, const struct ft_run *run, const struct ft_target *t);
-void ft_counters_json_pern(FILE *f, const struct ft_run *run, unsigned int algo, __u64 n);
-void ft_counters_json_rec(FILE *f, const struct ft_run *run, const struct ft_read_rec *x);
-void ft_counters_csv_func_head(FILE *f, const struct ft_run *run);
-void ft_counters_csv_func(FILE *f, const struct ft_run *run, const struct ft_target *t);
-void ft_counters_csv_pern_head(FILE *f, const struct ft_run *run);
-void ft_counters_csv_pern(FILE *f, const struct ft_run *run, unsigned int algo, __u64 n);
+/* Name of the first available event (BPF index 0), or NULL. */
+const char *ft_counters_first_event(const struct ft_counters *c);
 
 #endif

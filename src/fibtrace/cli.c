@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fibtrace's command line: the options (argp), their values and the checks
+ * of how they combine. docs/fibtrace.md documents each flag; the exit
+ * statuses are run.h's enum ft_exit.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *argp_program_version = "fibtrace 0.2";
+static const char doc[] =
+	"Trace where the fibdrv kernel module spends its time (fentry/fexit, "
+	"kprobe fallback).\n\n"
+	"  fibtrace --sweep 0:92 --repeat 5       drive reads itself, then report\n"
+	"  fibtrace -- CMD ARGS                   trace while CMD runs\n"
+	"  fibtrace [-d SECONDS] [-i SECONDS]     trace until Ctrl-C\n"
+	"  fibtrace --compare algos --sweep 4900:5100:50 --repeat 20 --algo bn-iter,bn-fdouble\n"
+	"                                         compare algorithms (docs/compare.md)\n"
+	"\v(exit statuses: see help_filter)";
+static const char args_doc[] = "[-- CMD ARGS...]";
+
+enum {
+	OPT_NO_HIST = 0x100,
+	OPT_HIST_BITS,
+	OPT_RAW,
+	OPT_DEVICE,
+	OPT_NO_DISCOVER,
+	OPT_LOAD,
+	OPT_LINEAR,
+	OPT_PLOT,
+	OPT_CSV,
+	OPT_KPROBE,
+	OPT_REPEAT,
+	OPT_RINGBUF_SIZE,
+	OPT_COMPARE,
+	OPT_BASELINE,
+	OPT_OUTLIERS,
+	OPT_STRICT,
+	OPT_FAIL_ON_REGRESSION,
+	OPT_FORMAT,
+	OPT_METRIC,
+	OPT_ROWS,
+	OPT_REQUIRE_COUNTERS,
+};
+
+static const struct argp_option options[] = {
+	{"sweep", 's', "A:B[:STEP]", 0, "Read every n from A to B (fibtrace drives the reads)", 0},
+	{"repeat", OPT_REPEAT, "R", 0, "Rounds of the sweep (default 1)", 0},
+	{"algo", 'a', "A[,B...]", 0, "Algorithms to sweep (default: the device's default)", 0},
+	{"cpu", 'c', "N", 0, "Pin the sweep to CPU N", 0},
+	{"func", 'f', "LIST", 0, "Also trace these functions (func or mod:func, comma-separated)",
+	 1},
+	{"no-discover", OPT_NO_DISCOVER, NULL, 0,
+	 "Trace only the read path and -f, not every bn_*/fib_* function", 1},
+	{"kprobe", OPT_KPROBE, NULL, 0, "Use kprobe/kretprobe instead of fentry/fexit", 1},
+	{"pid", 'p', "PID", 0, "Trace this process only", 1},
+	{"events", 'e', "LIST", 0,
+	 "Counters per call: cycles, instructions, branches, branch-misses, "
+	 "cache-references, cache-misses, L1-dcache-load-misses, LLC-load-misses, page-faults, "
+	 "minor-faults, major-faults, context-switches, cpu-migrations, cpu-clock (at most 8)",
+	 1},
+	{"require-counters", OPT_REQUIRE_COUNTERS, NULL, 0,
+	 "Exit 9 when an -e event is not available", 1},
+	{"duration", 'd', "SECONDS", 0, "Stop after SECONDS", 2},
+	{"interval", 'i', "SECONDS", 0, "Print a report every SECONDS (deltas)", 2},
+	{"hist", 'H', NULL, 0, "Print histograms (default in text output)", 3},
+	{"no-hist", OPT_NO_HIST, NULL, 0, "Text output without histograms", 3},
+	{"hist-bits", OPT_HIST_BITS, "K", 0, "2^K linear sub-buckets per power of two (0..3)", 3},
+	{"linear", OPT_LINEAR, "MIN:MAX:STEP", 0, "Linear histogram buckets (ns)", 3},
+	{"json", 'j', NULL, 0, "Print one JSON document (docs/fibtrace.schema.json)", 4},
+	{"csv", OPT_CSV, NULL, 0, "Print CSV (functions, then per n)", 4},
+	{"raw", OPT_RAW, NULL, 0, "JSON: include every read record", 4},
+	{"plot", OPT_PLOT, "FILE", 0, "Plot latency versus n and the breakdown (.svg or .png)", 4},
+	{"load", OPT_LOAD, "PATH", 0, "insmod fibdrv from PATH if it is not loaded", 5},
+	{"device", OPT_DEVICE, "PATH", 0, "Device (default /dev/fibonacci)", 5},
+	{"ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0,
+	 "Per-read ring buffer (power of two >= a page)", 5},
+	{"verbose", 'v', NULL, 0, "libbpf messages, memory use", 5},
+	{"compare", OPT_COMPARE, "algos|formats", 0,
+	 "Compare algorithms (or dec/bin output) against a baseline over --sweep", 6},
+	{"baseline", OPT_BASELINE, "NAME", 0, "Baseline variant (default: the first)", 6},
+	{"outliers", OPT_OUTLIERS, "tukey|keep|trim", 0,
+	 "Outlier rule per (variant, n) (default tukey)", 6},
+	{"metric", OPT_METRIC, "M", 0,
+	 "total (default), compute, format, copy (kernel) or user (read syscall)", 6},
+	{"format", OPT_FORMAT, "text|json|benchfmt", 0,
+	 "Compare output (benchfmt: Go benchmark lines)", 6},
+	{"rows", OPT_ROWS, "N", 0, "Group n into at most N table rows (default 30, 0: one per n)",
+	 6},
+	{"strict", OPT_STRICT, NULL, 0,
+	 "Refuse to compare when a hygiene check weakens the result (exit 2)", 6},
+	{"fail-on-regression", OPT_FAIL_ON_REGRESSION, "PCT", 0,
+	 "Exit 8 if a variant is significantly slower than the baseline by more than PCT%", 6},
+	{},
+};
+
+static int parse_seconds(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || v <= 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* What to read: --sweep, --repeat, --algo, --cpu. */
+static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
+{
+	uint64_t v;
+
+	switch (key) {
+	case 's':
+		if (parse_u64_range(arg, &cli->range))
+			argp_error(state, "bad --sweep '%s' (want A:B[:STEP], A <= B, STEP > 0)",
+				   arg);
+		cli->sweep = true;
+		break;
+	case OPT_REPEAT:
+		if (parse_u64(arg, &v) || !v || v > 1000000)
+			argp_error(state, "bad --repeat '%s' (1..1000000)", arg);
+		cli->repeat = v;
+		break;
+	case 'a':
+		cli->algo_list = arg;
+		break;
+	case 'c':
+		if (parse_u64(arg, &v) || v >= CPU_SETSIZE)
+			argp_error(state, "bad --cpu '%s'", arg);
+		cli->cpu = v;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* What to trace and for how long. */
+static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
+{
+	uint64_t v;
+
+	switch (key) {
+	case 'f':
+		cli->funcs = arg;
+		break;
+	case OPT_NO_DISCOVER:
+		cli->discover = false;
+		break;
+	case 'e': {
+		char msg[512];
+
+		if (ft_counters_parse(&cli->counters, arg, msg, sizeof(msg)))
+			argp_error(state, "bad --events: %s", msg);
+		break;
+	}
+	case OPT_REQUIRE_COUNTERS:
+		cli->counters.require = true;
+		break;
+	case OPT_KPROBE:
+		cli->kprobe = true;
+		break;
+	case 'p':
+		if (parse_u64(arg, &v) || !v || v > INT32_MAX)
+			argp_error(state, "bad --pid '%s'", arg);
+		cli->pid = v;
+		break;
+	case 'd':
+		if (parse_seconds(arg, &cli->duration))
+			argp_error(state, "bad --duration '%s' (seconds > 0)", arg);
+		break;
+	case 'i':
+		if (parse_seconds(arg, &cli->interval))
+			argp_error(state, "bad --interval '%s' (seconds > 0)", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Histograms and output formats. */
+static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
+{
+	uint64_t v;
+
+	switch (key) {
+	case 'H':
+		cli->hist = true;
+		break;
+	case OPT_NO_HIST:
+		cli->hist = false;
+		break;
+	case OPT_HIST_BITS:
+		if (parse_u64(arg, &v) || v > FT_HIST_MAX_BITS)
+			argp_error(state, "bad --hist-bits '%s' (0..%d)", arg, FT_HIST_MAX_BITS);
+		cli->hist_cfg.bits = v;
+		break;
+	case OPT_LINEAR: {
+		struct u64_range r;
+
+		if (parse_u64_range(arg, &r) || r.first == r.last)
+			argp_error(state, "bad --linear '%s' (want MIN:MAX:STEP in ns, MIN < MAX)",
+				   arg);
+		cli->hist_cfg.linear = true;
+		cli->hist_cfg.lin_min = r.first;
+		cli->hist_cfg.lin_max = r.last;
+		cli->hist_cfg.lin_step = r.step;
+		cli->hist_cfg.lin_buckets = (r.last - r.first + r.step - 1) / r.step;
+		if (cli->hist_cfg.lin_buckets + 2 > FT_HIST_SLOTS)
+			argp_error(state, "--linear '%s' needs %llu buckets; at most %d", arg,
+				   (unsigned long long)cli->hist_cfg.lin_buckets,
+				   FT_HIST_SLOTS - 2);
+		break;
+	}
+	case 'j':
+		cli->json = true;
+		break;
+	case OPT_CSV:
+		cli->csv = true;
+		break;
+	case OPT_RAW:
+		cli->raw = true;
+		break;
+	case OPT_PLOT:
+		cli->plot = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* The device, the module, the ring buffer, verbosity. */
+static error_t parse_misc(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
+{
+	uint64_t v;
+
+	switch (key) {
+	case OPT_LOAD:
+		cli->load = arg;
+		break;
+	case OPT_DEVICE:
+		cli->device = arg;
+		break;
+	case OPT_RINGBUF_SIZE:
+		if (parse_u64(arg, &v) || v < (uint64_t)getpagesize() || v > (1u << 30) ||
+		    (v & (v - 1)))
+			argp_error(state, "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)",
+				   arg, getpagesize(), 1u << 30);
+		cli->ringbuf_bytes = v;
+		break;
+	case 'v':
+		cli->verbose = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* --compare and its options (compare/cstats.c parses the values). */
+static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case OPT_COMPARE:
+	case OPT_BASELINE:
+	case OPT_OUTLIERS:
+	case OPT_STRICT:
+	case OPT_FAIL_ON_REGRESSION:
+	case OPT_FORMAT:
+	case OPT_METRIC:
+	case OPT_ROWS: {
+		const struct argp_option *o;
+		const char *want;
+
+		for (o = options; o->name && o->key != key; o++)
+			;
+		want = ft_cmp_set(&cli->cmp, o->name, arg ? arg : "");
+		if (want)
+			argp_error(state, "bad --%s '%s' (want %s)", o->name, arg, want);
+		break;
+	}
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* How the options combine, once all are read. */
+static void check_options(struct ft_cli *cli, struct argp_state *state)
+{
+	if (cli->cmp.output_set && cli->cmp.output == FT_CMP_JSON)
+		cli->json = true;
+	if ((cli->cmp.baseline || cli->cmp.strict || cli->cmp.fail_pct >= 0 ||
+	     cli->cmp.output == FT_CMP_BENCHFMT || cli->cmp.outliers || cli->cmp.metric ||
+	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS) &&
+	    !cli->cmp.kind)
+		argp_error(state, "--baseline, --outliers, --metric, --rows, --strict, "
+				  "--fail-on-regression and --format benchfmt need --compare");
+	if (cli->cmp.kind) {
+		if (!cli->sweep)
+			argp_error(state, "--compare needs --sweep A:B[:STEP]");
+		if (cli->csv || cli->interval || cli->duration || cli->pid)
+			argp_error(state, "--compare does not combine with --csv, -i, -d or -p");
+		if (cli->json && cli->cmp.output == FT_CMP_BENCHFMT)
+			argp_error(state, "--json and --format benchfmt are exclusive");
+		if (cli->json)
+			cli->cmp.output = FT_CMP_JSON;
+		cli->cmp.plot = cli->plot;
+		cli->discover = false; /* the read path (and -f) is all it needs */
+	}
+	if (cli->json && cli->csv)
+		argp_error(state, "--json and --csv are exclusive");
+	if (cli->sweep && cli->ncmd)
+		argp_error(state, "--sweep and a command are exclusive");
+	if ((cli->algo_list || cli->cpu >= 0 || cli->repeat > 1) && !cli->sweep)
+		argp_error(state, "--algo, --cpu and --repeat need --sweep");
+	if (cli->interval && (cli->sweep || cli->plot))
+		argp_error(state, "--interval does not combine with --sweep or --plot");
+	if (cli->counters.require && !cli->counters.nreq)
+		argp_error(state, "--require-counters needs -e");
+}
+
+/* The text after the options: the exit statuses, from run.c's one list. */
+static char *help_filter(int key, const char *text, void *input)
+{
+	(void)input;
+	if (key != ARGP_KEY_HELP_POST_DOC)
+		return (char *)text;
+	return ft_exit_help();
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	static error_t (*const groups[])(struct ft_cli *, int, char *, struct argp_state *) = {
+		parse_sweep, parse_trace, parse_output, parse_misc, parse_compare,
+	};
+	struct ft_cli *cli = state->input;
+	unsigned int g;
+
+	switch (key) {
+	case ARGP_KEY_ARG:
+		return ARGP_ERR_UNKNOWN;
+	case ARGP_KEY_ARGS:
+		cli->cmd = state->argv + state->next;
+		cli->ncmd = state->argc - state->next;
+		return 0;
+	case ARGP_KEY_END:
+		check_options(cli, state);
+		return 0;
+	}
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		if (groups[g](cli, key, arg, state) != ARGP_ERR_UNKNOWN)
+			return 0;
+	return ARGP_ERR_UNKNOWN;
+}
+
+int ft_cli_parse(struct ft_cli *cli, int argc, char **argv)
+{
+	static const struct argp argp = {options, parse_arg,   args_doc, doc,
+					 NULL,	  help_filter, NULL};
+
+	memset(cli, 0, sizeof(*cli));
+	cli->cmp = (struct ft_cmp_opts)FT_CMP_OPTS_INIT;
+	cli->hist = true;
+	cli->discover = true;
+	cli->repeat = 1;
+	cli->cpu = -1;
+	cli->device = FIBDRV_DEVICE_PATH;
+	argp_err_exit_status = FT_EXIT_USAGE;
+	return argp_parse(&argp, argc, argv, 0, NULL, cli) ? -FT_EXIT_USAGE : 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* fibtrace's command line (cli.c): every option's value after parsing. */
+#ifndef FIBTRACE_CLI_H
+#define FIBTRACE_CLI_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#include "compare.h"
+#include "counters.h"
+#include "range.h"
+#include "report.h"
+#include "run.h"
+
+struct ft_cli {
+	bool verbose, json, csv, hist, kprobe, raw, discover, sweep;
+	const char *funcs, *plot, *load, *device, *algo_list;
+	struct u64_range range;
+	unsigned int repeat;
+	__u32 ringbuf_bytes;
+	int cpu;	  /* -1: not pinned */
+	unsigned int pid; /* 0: every process */
+	double duration, interval;
+	struct ft_hist_cfg hist_cfg;
+	char **cmd; /* -- CMD ARGS */
+	int ncmd;
+	struct ft_cmp_opts cmp;
+	struct ft_counters counters; /* -e, --require-counters */
+};
+
+/* The output format the flags chose (--json, --csv, or text). */
+static inline enum ft_output ft_cli_output(const struct ft_cli *cli)
+{
+	return cli->json ? FT_OUT_JSON : cli->csv ? FT_OUT_CSV : FT_OUT_TEXT;
+}
+
+/* Parses argv (argp prints usage errors): 0 or -FT_EXIT_USAGE. */
+int ft_cli_parse(struct ft_cli *cli, int argc, char **argv);
+
+#endif

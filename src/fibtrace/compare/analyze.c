@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fibtrace --compare: the statistics of every (variant, n) cell and of every
+ * candidate against the baseline (seeded so that a run is reproducible),
+ * Holm's correction over all pairs, the power and regression checks, and
+ * ft_compare_report, which puts them together with the chosen report.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "compare_int.h"
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+int cmp_analyze(struct ft_compare *c)
+{
+	size_t i, k = 0;
+	int v, err;
+
+	c->cell = calloc((size_t)c->nv * c->nn, sizeof(*c->cell));
+	c->pair = calloc((size_t)(c->nv - 1) * c->nn, sizeof(*c->pair));
+	if (!c->cell || !c->pair)
+		return -ENOMEM;
+	for (v = 0; v < c->nv; v++) {
+		for (i = 0; i < c->nn; i++) {
+			struct raw_cell *r = &c->raw[(size_t)v * c->nn + i];
+			struct ft_cmp_cell *cell = &c->cell[(size_t)v * c->nn + i];
+
+			err = ft_cmp_cell_analyze(r->v, r->count, c->o.metric, c->o.outliers,
+						  mix((uint64_t)v << 40 ^ nth(c, i)), cell);
+			if (err && err != -EINVAL)
+				return err;
+			c->var[v].removed += cell->reads - cell->kept;
+		}
+	}
+	for (v = 0; v < c->nv; v++) {
+		if (v == c->base)
+			continue;
+		for (i = 0; i < c->nn; i++, k++) {
+			struct ft_cmp_pair *p = &c->pair[k];
+
+			ft_cmp_pair_analyze(
+				&c->cell[(size_t)c->base * c->nn + i],
+				&c->cell[(size_t)v * c->nn + i],
+				mix(0x7261746fULL << 32 ^ (uint64_t)v << 48 ^ nth(c, i)), p);
+			p->variant = v;
+			p->nidx = i;
+		}
+	}
+	c->npairs = k;
+	ft_cmp_holm(c->pair, c->npairs);
+	return 0;
+}
+
+/* Too few rounds for the number of comparisons: say so rather than print only "~". */
+void cmp_power_warning(const struct ft_compare *c, struct ft_run *run)
+{
+	double pmin = ft_cmp_min_p(c->repeat, c->repeat);
+
+	if (c->npairs && pmin * c->npairs > FT_CMP_ALPHA)
+		ft_warn(run,
+			"%u rounds cannot show a difference: the smallest possible p is %.2g, and "
+			"Holm over %zu comparisons needs %.2g or less; raise --repeat or compare "
+			"fewer n",
+			c->repeat, pmin, c->npairs, FT_CMP_ALPHA / c->npairs);
+}
+
+void cmp_verdict(const struct ft_compare *c, int v, double *tmp, struct cmp_verdict *out)
+{
+	const struct ft_cmp_pair *pp = pair_of(c, v);
+	size_t i, k = 0;
+
+	out->faster = out->slower = 0;
+	for (i = 0; i < c->nn; i++) {
+		if (tmp && isfinite(pp[i].ratio) && pp[i].ratio > 0)
+			tmp[k++] = pp[i].ratio;
+		out->faster += pp[i].significant && pp[i].ratio < 1;
+		out->slower += pp[i].significant && pp[i].ratio > 1;
+	}
+	out->compared = k;
+	out->geomean = tmp ? stats_geomean(tmp, k) : NAN;
+}
+
+int cmp_regressions(const struct ft_compare *c)
+{
+	size_t k;
+	int found = 0;
+
+	if (c->o.fail_pct < 0)
+		return 0;
+	for (k = 0; k < c->npairs; k++) {
+		const struct ft_cmp_pair *p = &c->pair[k];
+
+		if (!p->significant || !(p->ratio > 1 + c->o.fail_pct / 100))
+			continue;
+		found++;
+		fprintf(stderr,
+			"fibtrace: regression: %s is %.1f%% slower than %s at n = %" PRIu64
+			" (ratio %.4g, 95%% CI %.4g..%.4g, Holm p = %.3g; threshold %g%%)\n",
+			c->var[p->variant].label, (p->ratio - 1) * 100, c->var[c->base].label,
+			nth(c, p->nidx), p->ratio, p->ci_lo, p->ci_hi, p->p_holm, c->o.fail_pct);
+	}
+	return found;
+}
+
+int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
+{
+	int ret = FT_EXIT_OK;
+
+	if (cmp_analyze(c)) {
+		fprintf(stderr, "fibtrace: --compare: out of memory in the statistics\n");
+		return FT_EXIT_ERROR;
+	}
+	cmp_power_warning(c, run);
+	switch (c->o.output) {
+	case FT_CMP_JSON:
+		cmp_report_json(f, c, run);
+		break;
+	case FT_CMP_BENCHFMT:
+		cmp_report_benchfmt(f, c, run);
+		break;
+	default:
+		cmp_report_text(f, c, run);
+		break;
+	}
+	fflush(f);
+	if (c->o.plot && cmp_report_plot(c, run, c->o.plot) && ret == FT_EXIT_OK)
+		ret = FT_EXIT_ERROR;
+	/* The gate's answer wins over a failed plot: CI must see the regression. */
+	if (cmp_regressions(c))
+		ret = FT_EXIT_REGRESSION;
+	return ret;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibtrace --compare, private: the state of one comparison and what the
+ * modules of src/fibtrace/compare/ call of each other. compare.h is the
+ * public side (main.c, the unit test).
+ */
+#ifndef FIBTRACE_COMPARE_INT_H
+#define FIBTRACE_COMPARE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "compare.h"
+#include "run.h"
+
+#define WARMUP_ROUNDS 1
+
+enum hy_status { HY_OK, HY_WARN, HY_INFO };
+
+struct hygiene {
+	const char *name;
+	enum hy_status status;
+	char detail[200];
+};
+
+#define HY_CHECKS 8
+
+struct variant {
+	char label[80];
+	int algo_id;
+	int format; /* FIBDRV_FORMAT_* */
+	int fd;
+	uint64_t reads, matched, unmatched, errors, removed;
+};
+
+/* Raw per-read values of one (variant, n). */
+struct raw_cell {
+	size_t count;
+	double *v[FT_METRIC_NR];
+};
+
+struct ft_compare {
+	struct ft_cmp_opts o;
+	const char *device;
+	uint64_t first, step;
+	size_t nn; /* values of n */
+	unsigned int repeat;
+	int cpu;
+	struct variant var[FT_CMP_MAX_VARIANTS];
+	int nv, base;
+	struct raw_cell *raw; /* [variant * nn + nidx] */
+	struct hygiene hy[HY_CHECKS];
+	int nhy;
+	uint64_t reads_issued, unmatched, read_errors;
+	bool interrupted;
+	size_t mark; /* while driving: run->recs[mark..] are the last read's records */
+	/* analysis */
+	struct ft_cmp_cell *cell; /* [variant * nn + nidx] */
+	struct ft_cmp_pair *pair; /* [(candidate order) * nn + nidx] */
+	size_t npairs;
+};
+
+/* The i-th value of n. */
+static inline uint64_t nth(const struct ft_compare *c, size_t i)
+{
+	return c->first + i * c->step;
+}
+
+static inline const struct ft_cmp_cell *cell_of(const struct ft_compare *c, int v, size_t i)
+{
+	return &c->cell[(size_t)v * c->nn + i];
+}
+
+/* Pairs of candidate v: pair_of(c, v)[i] for n index i. */
+static inline const struct ft_cmp_pair *pair_of(const struct ft_compare *c, int v)
+{
+	return &c->pair[(size_t)(v < c->base ? v : v - 1) * c->nn];
+}
+
+/* hygiene.c: the checks into c->hy[]; then --strict's refusal and the warnings. */
+void cmp_check_hygiene(struct ft_compare *c);
+int cmp_hygiene_verdict(struct ft_compare *c, struct ft_run *run);
+const char *cmp_hy_status_name(enum hy_status s);
+
+/* analyze.c */
+int cmp_analyze(struct ft_compare *c);
+void cmp_power_warning(const struct ft_compare *c, struct ft_run *run);
+/* Prints each --fail-on-regression regression on stderr; returns how many. */
+int cmp_regressions(const struct ft_compare *c);
+
+/* Candidate v against the baseline over every n. */
+struct cmp_verdict {
+	double geomean;	       /* of the finite positive ratios; NaN without scratch */
+	size_t compared;       /* how many ratios that is */
+	size_t faster, slower; /* significant n either way */
+};
+/* tmp: scratch for nn doubles, or NULL (then geomean NaN, compared 0). */
+void cmp_verdict(const struct ft_compare *c, int v, double *tmp, struct cmp_verdict *out);
+
+/* The reports. */
+void cmp_report_text(FILE *f, const struct ft_compare *c, const struct ft_run *run);
+void cmp_report_json(FILE *f, const struct ft_compare *c, struct ft_run *run);
+void cmp_report_benchfmt(FILE *f, const struct ft_compare *c, const struct ft_run *run);
+/* --plot: 0 or -1 (with a message on stderr). */
+int cmp_report_plot(const struct ft_compare *c, const struct ft_run *run, const char *path);
+
+#endif

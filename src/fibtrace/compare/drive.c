@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fibtrace --compare algos|formats: the measurement, on sweep.h's read loop.
+ *
+ * Every variant reads through its own open file (its own algorithm or output
+ * format). A round visits every n and, for each n, every variant in turn,
+ * the starting variant rotating from round to round, so slow drift (thermal,
+ * frequency, other load) falls on every variant alike and none is always
+ * first after another. Each read's kernel times come from the BPF per-read
+ * record (fib_read total and its compute/format/copy stages); its user-side
+ * time is CLOCK_MONOTONIC around read(). Records are matched to reads one
+ * by one (single driving thread, pid filter = ourselves): a read whose record
+ * is missing, extra or disagrees on n, algorithm or return value is counted
+ * as unmatched and left out, never mixed in.
+ */
+#include <inttypes.h>
+#include <unistd.h>
+
+#include "aggregate.h"
+#include "compare_int.h"
+#include "counters.h"
+#include "sweep.h"
+
+/* What the loop's callbacks need. */
+struct drive {
+	struct ft_compare *c;
+	struct ft_run *run;
+	ft_cmp_drain_fn drain;
+	void *drain_ctx;
+};
+
+static int drive_drain(void *ctx)
+{
+	struct drive *d = ctx;
+
+	return d->drain(d->drain_ctx);
+}
+
+static void unmatched(struct ft_compare *c, struct variant *v)
+{
+	v->unmatched++;
+	c->unmatched++;
+}
+
+/*
+ * A counted read: its values into its cell when exactly one record,
+ * run->recs[c->mark], matches it; otherwise counted as failed or unmatched.
+ */
+static void record_read(struct ft_compare *c, struct ft_run *run, const struct ft_sweep_read *r)
+{
+	struct variant *v = &c->var[r->variant];
+	struct raw_cell *cell = &c->raw[(size_t)r->variant * c->nn + r->nidx];
+	const struct ft_read_rec *rec;
+	size_t k = cell->count;
+
+	c->reads_issued++;
+	run->reads_issued++;
+	v->reads++;
+	if (r->got < 0) {
+		v->errors++;
+		c->read_errors++;
+		run->read_errors++;
+		return;
+	}
+	rec = run->nrecs == c->mark + 1 ? &run->recs[c->mark] : NULL;
+	if (!rec || rec->n != r->n || rec->algo != (__u32)v->algo_id || rec->ret != r->got) {
+		unmatched(c, v);
+		return;
+	}
+	if (ft_counters_first_event(run->counters)) {
+		/*
+		 * Counters that could not be paired (migrated, switched out)
+		 * would mix in other work: the read is left out like an
+		 * unmatched one.
+		 */
+		if (rec->cnt_status != FT_CNT_OK) {
+			unmatched(c, v);
+			return;
+		}
+		cell->v[FT_METRIC_COUNTER][k] = ft_cnt_scaled(&rec->cnt[0]);
+	} else {
+		cell->v[FT_METRIC_COUNTER][k] = 0;
+	}
+	v->matched++;
+	cell->v[FT_METRIC_TOTAL][k] = rec->total_ns;
+	cell->v[FT_METRIC_COMPUTE][k] = rec->stage_ns[0];
+	cell->v[FT_METRIC_FORMAT][k] = rec->stage_ns[1];
+	cell->v[FT_METRIC_COPY][k] = rec->stage_ns[2];
+	cell->v[FT_METRIC_USER][k] = r->user_ns;
+	cell->count++;
+}
+
+/* After each read, its records drained: run->recs[c->mark .. run->nrecs). */
+static void on_read(void *ctx, const struct ft_sweep_read *r)
+{
+	struct drive *d = ctx;
+
+	if (r->warmup)
+		d->run->nrecs = d->c->mark; /* not part of the report either */
+	else
+		record_read(d->c, d->run, r);
+	d->c->mark = d->run->nrecs;
+}
+
+static int open_variants(struct ft_compare *c, const struct ft_run *run, int *fds)
+{
+	int j;
+
+	for (j = 0; j < c->nv; j++) {
+		struct variant *v = &c->var[j];
+
+		v->fd = fibdev_open(c->device, run->algos.name[v->algo_id], v->format, "fibtrace");
+		if (v->fd < 0) {
+			v->fd = -1;
+			return -FT_EXIT_ERROR;
+		}
+		fds[j] = v->fd;
+	}
+	return 0;
+}
+
+static void close_variants(struct ft_compare *c)
+{
+	int j;
+
+	for (j = 0; j < c->nv; j++)
+		if (c->var[j].fd >= 0) {
+			close(c->var[j].fd);
+			c->var[j].fd = -1;
+		}
+}
+
+int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn drain, void *ctx,
+		     volatile sig_atomic_t *stop)
+{
+	struct drive d = {.c = c, .run = run, .drain = drain, .drain_ctx = ctx};
+	int fds[FT_CMP_MAX_VARIANTS];
+	struct ft_sweep s = {
+		.range = {.first = c->first, .last = nth(c, c->nn - 1), .step = c->step},
+		.rounds = c->repeat,
+		.warmup = WARMUP_ROUNDS,
+		.fds = fds,
+		.nvar = c->nv,
+		.interleave = true,
+		.drain_each_read = true,
+		.progress = isatty(STDERR_FILENO) && c->o.output == FT_CMP_TEXT,
+		.on_read = on_read,
+		.drain = drive_drain,
+		.ctx = &d,
+		.stop = stop,
+	};
+	int err = open_variants(c, run, fds);
+
+	if (!err) {
+		c->mark = run->nrecs;
+		if (ft_sweep_run(&s))
+			err = -FT_EXIT_ERROR;
+	}
+	close_variants(c);
+	if (err)
+		return err;
+	if (*stop) {
+		c->interrupted = true;
+		ft_warn(run, "interrupted: the comparison uses the rounds completed so far");
+	}
+	if (c->unmatched)
+		ft_warn(run, "%" PRIu64 " reads had no matching BPF record (left out)",
+			c->unmatched);
+	if (c->read_errors)
+		ft_warn(run, "%" PRIu64 " reads failed (left out)", c->read_errors);
+	return 0;
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fibtrace: where the kernel module fibdrv spends its time, call by call.
+ *
+ *   fibtrace --sweep 0:92 --repeat 5          drive reads, then report
+ *   fibtrace -- CMD ARGS                      trace while CMD runs
+ *   fibtrace [-d SECONDS] [-i SECONDS]        trace until Ctrl-C
+ *   fibtrace --compare algos --sweep A:B      compare variants (compare/)
+ *
+ * main() reads top to bottom: parse, check, discover, prepare the run, open
+ * load and attach the tracer, run one mode, report, clean up. See
+ * docs/architecture.md for the map and docs/fibtrace.md for the output.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "cli.h"
+#include "fibdev.h"
+#include "report.h"
+#include "sweep.h"
+#include "tracer.h"
+#include "watch.h"
+
+static volatile sig_atomic_t exiting;
+static bool verbose; /* for libbpf's print callback, which takes no context */
+
+static int libbpf_print_fn(enum libbpf_print_level level, const char *format, va_list args)
+{
+	if (level == LIBBPF_DEBUG || !verbose)
+		return 0;
+	return vfprintf(stderr, format, args);
+}
+
+static void sig_handler(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+/* root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN. */
+static bool have_privileges(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long eff = 0;
+	char line[256];
+
+	if (geteuid() == 0)
+		return true;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1));
+}
+
+/* --load PATH: finit_module(2) unless fibdrv is loaded already. */
+static int load_module(const char *path)
+{
+	int fd;
+
+	if (access("/sys/module/fibdrv", F_OK) == 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "fibtrace: --load %s: %s\n", path, strerror(errno));
+		return -FT_EXIT_NO_FIBDRV;
+	}
+	if (syscall(SYS_finit_module, fd, "", 0)) {
+		fprintf(stderr, "fibtrace: --load %s: finit_module: %s\n", path, strerror(errno));
+		close(fd);
+		return errno == EPERM ? -FT_EXIT_PERM : -FT_EXIT_NO_FIBDRV;
+	}
+	close(fd);
+	return 0;
+}
+
+static int pin_and_lock(const struct ft_cli *cli, struct ft_run *run)
+{
+	if (cli->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cli->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "fibtrace: cannot pin to CPU %d: %s\n", cli->cpu,
+				strerror(errno));
+			return -FT_EXIT_USAGE;
+		}
+	}
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		ft_warn(run, "mlockall failed: %s", strerror(errno));
+	return 0;
+}
+
+/* ---------- --sweep: the device's default algorithm or each --algo in turn ---------- */
+
+struct sweep_ctx {
+	struct ft_run *run;
+	struct ft_tracer *tr;
+	int ids[FIBDEV_MAX_ALGOS]; /* -1: the device's default */
+	int nalgo;
+};
+
+static void sweep_on_read(void *ctx, const struct ft_sweep_read *r)
+{
+	struct sweep_ctx *s = ctx;
+
+	s->run->reads_issued++;
+	if (r->got < 0)
+		s->run->read_errors++;
+}
+
+static int sweep_drain(void *ctx)
+{
+	return ft_tracer_consume(((struct sweep_ctx *)ctx)->tr);
+}
+
+static int drive_sweep(const struct ft_cli *cli, struct sweep_ctx *sc)
+{
+	struct ft_sweep s = {
+		.range = cli->range,
+		.rounds = cli->repeat,
+		.nvar = sc->nalgo,
+		.progress = isatty(STDERR_FILENO),
+		.on_read = sweep_on_read,
+		.drain = sweep_drain,
+		.ctx = sc,
+		.stop = &exiting,
+	};
+	int fds[FIBDEV_MAX_ALGOS], i, err = 0;
+
+	for (i = 0; i < sc->nalgo && !err; i++) {
+		const char *algo = sc->ids[i] >= 0 ? sc->run->algos.name[sc->ids[i]] : NULL;
+
+		fds[i] = fibdev_open(cli->device, algo, -1, "fibtrace");
+		if (fds[i] < 0)
+			err = -FT_EXIT_ERROR;
+	}
+	s.fds = fds;
+	if (!err && ft_sweep_run(&s))
+		err = -FT_EXIT_ERROR;
+	while (i-- > 0)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return err;
+}
+
+/* The run's sweep fields, and the algorithms of --sweep. */
+static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sweep_ctx *sc)
+{
+	sc->ids[0] = -1;
+	sc->nalgo = 1;
+	if (cli->algo_list) {
+		sc->nalgo = ft_algo_list_parse(run, cli->algo_list, cli->range.last, sc->ids,
+					       FIBDEV_MAX_ALGOS, "--algo");
+		if (sc->nalgo < 0)
+			return sc->nalgo;
+	}
+	run->sweep = true;
+	run->first = cli->range.first;
+	run->last = cli->range.last;
+	run->step = cli->range.step;
+	run->repeat = cli->repeat;
+	if (!run->filter_pid)
+		run->filter_pid = getpid(); /* count our own reads only */
+	return 0;
+}
+
+/* ---------- one run ---------- */
+
+static int compare_drain(void *ctx)
+{
+	return ft_tracer_consume(ctx);
+}
+
+static const char *mode_name(const struct ft_cli *cli)
+{
+	if (cli->cmp.kind)
+		return "compare";
+	if (cli->sweep)
+		return "sweep";
+	return cli->ncmd ? "command" : cli->interval ? "interval" : "wait";
+}
+
+static void print_slots(const struct ft_targets *tg)
+{
+	int i;
+
+	for (i = 0; i < tg->count; i++)
+		fprintf(stderr, "fibtrace: slot %3d %-6s %s%s%s\n", tg->t[i].slot,
+			tg->t[i].unavailable ? "none" : ft_mode_name(tg->t[i].mode),
+			tg->t[i].module, tg->t[i].module[0] ? ":" : "", tg->t[i].name);
+}
+
+static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compare *cmp)
+{
+	if (cmp)
+		return ft_compare_report(cmp, run, stdout);
+	ft_report(stdout, run, ft_cli_output(cli), cli->hist);
+	if (cli->plot && ft_plot(run, cli->plot))
+		return FT_EXIT_ERROR;
+	return FT_EXIT_OK;
+}
+
+/* Privileges, fibdrv, what to trace (each function's mode is decided here). */
+static int check_and_discover(const struct ft_cli *cli, struct ft_run *run)
+{
+	int err;
+
+	if (!have_privileges()) {
+		fprintf(stderr, "fibtrace: needs root (or CAP_BPF and CAP_PERFMON)\n");
+		return -FT_EXIT_PERM;
+	}
+	if (cli->load && (err = load_module(cli->load)))
+		return err;
+	err = ft_discover(run->targets, cli->funcs, cli->kprobe, cli->discover, run);
+	if (err)
+		return err;
+	fibdev_list_algos(&run->algos);
+	return 0;
+}
+
+/* The driven reads (--compare, --sweep) and the counters (-e). */
+static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare **cmp,
+		       struct sweep_ctx *sc)
+{
+	int err = 0;
+
+	if (cli->cmp.kind)
+		err = ft_compare_prepare(cmp, &cli->cmp, run, cli->algo_list, cli->device,
+					 cli->range.first, cli->range.last, cli->range.step,
+					 cli->repeat, cli->cpu);
+	else if (cli->sweep)
+		err = prepare_sweep(cli, run, sc);
+	if (!err && cli->counters.nreq) {
+		run->counters = &cli->counters;
+		err = ft_counters_open(&cli->counters, run);
+	}
+	if (!err && cli->cmp.kind && cli->cmp.metric == FT_METRIC_COUNTER && !cli->counters.nev) {
+		fprintf(stderr, "fibtrace: --metric counter needs an -e event that is available "
+				"here (e.g. -e page-faults)\n");
+		err = -FT_EXIT_USAGE;
+	}
+	return err;
+}
+
+/* Open, load and attach the BPF programs. */
+static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer **tr)
+{
+	struct ft_tracer_opts o = {
+		.force_kprobe = cli->kprobe,
+		.verbose = cli->verbose,
+		.ringbuf_bytes = cli->ringbuf_bytes,
+		.sweep_reads = cli->sweep ? u64_range_count(&cli->range) : 0,
+	};
+	int err = ft_tracer_new(tr, &o, run);
+
+	if (!err)
+		err = ft_tracer_load(*tr);
+	if (!err)
+		err = ft_tracer_attach(*tr);
+	if (!err && cli->verbose)
+		print_slots(run->targets);
+	return err;
+}
+
+/* Compare, sweep, or watch (a command, -p, or until Ctrl-C): the exit status. */
+static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer *tr,
+		    struct ft_compare *cmp, struct sweep_ctx *sc, struct ft_watch *w)
+{
+	int err;
+
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
+	if (!cli->cmp.kind && !cli->sweep)
+		return ft_watch(w, cli, run, tr, &exiting);
+	err = pin_and_lock(cli, run);
+	if (!err && cmp) {
+		err = ft_compare_drive(cmp, run, compare_drain, tr, &exiting);
+	} else if (!err) {
+		sc->run = run;
+		sc->tr = tr;
+		err = drive_sweep(cli, sc);
+	}
+	return -err;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ft_cli cli;
+	static struct ft_targets targets;
+	static struct sweep_ctx sc;
+	struct ft_run run = {.targets = &targets, .cpu = -1};
+	struct ft_tracer *tr = NULL;
+	struct ft_compare *cmp = NULL;
+	struct ft_watch watch = {};
+	struct utsname uts;
+	int err, ret;
+	double t0;
+
+	/* Parse the command line; describe the run. */
+	if (ft_cli_parse(&cli, argc, argv))
+		return FT_EXIT_USAGE;
+	verbose = cli.verbose;
+	libbpf_set_print(libbpf_print_fn);
+	uname(&uts);
+	run.kernel = uts.release;
+	run.hist = cli.hist_cfg;
+	run.raw = cli.raw;
+	run.cpu = cli.cpu;
+	run.filter_pid = cli.pid;
+	run.run_mode = mode_name(&cli);
+
+	/* Check, discover, prepare, start the tracer. */
+	err = check_and_discover(&cli, &run);
+	if (err)
+		return -err;
+	err = prepare_run(&cli, &run, &cmp, &sc);
+	if (!err)
+		err = start_tracer(&cli, &run, &tr);
+	if (err) {
+		ret = -err;
+		goto cleanup;
+	}
+
+	/* Run one mode; a driven run that failed reports nothing. */
+	t0 = ft_now_s();
+	ret = run_mode(&cli, &run, tr, cmp, &sc, &watch);
+	if (ret && (cli.cmp.kind || cli.sweep))
+		goto cleanup;
+
+	/* Collect and report. */
+	run.seconds = ft_now_s() - t0;
+	ft_tracer_collect(tr);
+	if (cli.verbose)
+		ft_tracer_print_memory(tr);
+	if (cli.interval)
+		ft_watch_report(&watch, &cli, &run, tr);
+	else if ((err = report(&cli, &run, cmp)) && ret == FT_EXIT_OK)
+		ret = err;
+
+cleanup:
+	ft_watch_free(&watch);
+	ft_tracer_free(tr);
+	ft_compare_free(cmp);
+	ft_counters_close(&cli.counters);
+	free(run.recs);
+	return ret;
+}

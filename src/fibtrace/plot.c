@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --plot FILE.svg|FILE.png: gnuplot draws two panels from the per-n table:
+ * fib_read median latency versus n, one line per algorithm (log y), and the
+ * stacked breakdown compute / format / copy / rest (medians) of the first
+ * algorithm. The data and the script go to a temporary directory.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "aggregate.h"
+#include "gnuplot.h"
+#include "report.h"
+
+/* One gnuplot data block (two blank lines apart) per algorithm. */
+static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows,
+			       unsigned int *blocks)
+{
+	unsigned int prev_algo = UINT32_MAX, nblocks = 0;
+	size_t i;
+
+	for (i = 0; i < nrows; i++) {
+		const struct ft_pern *r = &rows[i];
+
+		if (r->algo != prev_algo) {
+			if (prev_algo != UINT32_MAX)
+				fprintf(f, "\n\n");
+			if (nblocks < 64)
+				blocks[nblocks++] = r->algo;
+			prev_algo = r->algo;
+		}
+		fprintf(f,
+			"%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			(uint64_t)r->n, (uint64_t)(r->median ? r->median : 1), (uint64_t)r->compute,
+			(uint64_t)r->format, (uint64_t)r->copy, (uint64_t)r->rest);
+	}
+	return nblocks;
+}
+
+static void write_script(FILE *f, const struct ft_run *run, const char *data,
+			 const unsigned int *blocks, unsigned int nblocks)
+{
+	unsigned int i;
+
+	fprintf(f, "set multiplot layout 2,1\n");
+	fprintf(f, "set title 'fib\\_read latency versus n (median, kernel %s)'\n", run->kernel);
+	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
+	fprintf(f, "plot ");
+	for (i = 0; i < nblocks; i++)
+		fprintf(f, "%s'%s' index %u using 1:2 with linespoints pt 7 ps 0.4 title '%s'",
+			i ? ", " : "", data, i, ft_algo_name(run, blocks[i]));
+	fprintf(f, "\nunset logscale y\n");
+	fprintf(f, "set title 'fib\\_read breakdown, %s (medians, stacked)'\n",
+		ft_algo_name(run, blocks[0]));
+	fprintf(f,
+		"plot '%s' index 0 using 1:($3+$4+$5+$6) with filledcurves x1 title 'rest', "
+		"'' index 0 using 1:($3+$4+$5) with filledcurves x1 title 'copy', "
+		"'' index 0 using 1:($3+$4) with filledcurves x1 title 'format', "
+		"'' index 0 using 1:3 with filledcurves x1 title 'compute'\n",
+		data);
+	fprintf(f, "unset multiplot\n");
+}
+
+int ft_plot(struct ft_run *run, const char *path)
+{
+	struct gnuplot_job j;
+	struct ft_pern *rows;
+	unsigned int blocks[64], nblocks;
+	size_t nrows;
+	FILE *f;
+
+	if (gnuplot_begin(&j, path))
+		return -1;
+	nrows = ft_pern_build(run, &rows);
+	if (!nrows) {
+		fprintf(stderr, "fibtrace: --plot: no fib_read records to plot\n");
+		gnuplot_abort(&j);
+		return -1;
+	}
+	f = gnuplot_open(&j, "per_n.dat");
+	if (!f) {
+		free(rows);
+		gnuplot_abort(&j);
+		return -1;
+	}
+	nblocks = write_data(f, rows, nrows, blocks);
+	fclose(f);
+	free(rows);
+	write_script(gnuplot_script(&j), run, gnuplot_path(&j, 0), blocks, nblocks);
+	return gnuplot_run(&j);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibtrace's reports of one run: text (funclatency-style histograms, the
+ * function table, the per-n table), one JSON document
+ * (docs/fibtrace.schema.json) and CSV; the plot (plot.c). Numbers come from
+ * aggregate.h; each report only lays them out.
+ */
+#ifndef FIBTRACE_REPORT_H
+#define FIBTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "run.h"
+
+/* Names of the loss counters, in enum ft_lost order. */
+extern const char *const ft_lost_names[FT_LOST_NR];
+
+enum ft_output { FT_OUT_TEXT, FT_OUT_JSON, FT_OUT_CSV };
+
+/* The report of a run in the chosen output (hist: text histograms). */
+void ft_report(FILE *f, struct ft_run *run, enum ft_output out, bool hist);
+void ft_report_text(FILE *f, struct ft_run *run, bool hist);
+/*
+ * The JSON document. With @section, ",\n" then section(f, ctx), which
+ * prints more top-level members (--compare's), then the closing brace.
+ */
+void ft_report_json(FILE *f, struct ft_run *run, void (*section)(FILE *f, void *ctx), void *ctx);
+void ft_report_csv(FILE *f, struct ft_run *run);
+/* --plot FILE.svg|png: latency versus n and the breakdown; 0 or -1. */
+int ft_plot(struct ft_run *run, const char *path);
+
+/* report_counters.c: the counter parts of each report; nothing without -e. */
+void ft_counters_text(FILE *f, struct ft_run *run);
+void ft_counters_text_pern(FILE *f, struct ft_run *run); /* recs sorted by (algo, n) */
+void ft_counters_json_meta(FILE *f, const struct ft_run *run);
+void ft_counters_json_func(FILE *f, const struct ft_run *run, const struct ft_target *t);
+void ft_counters_json_pern(FILE *f, const struct ft_run *run, unsigned int algo, __u64 n);
+void ft_counters_json_rec(FILE *f, const struct ft_run *run, const struct ft_read_rec *x);
+void ft_counters_csv_func_head(FILE *f, const struct ft_run *run);
+void ft_counters_csv_func(FILE *f, const struct ft_run *run, const struct ft_target *t);
+void ft_counters_csv_pern_head(FILE *f, const struct ft_run *run);
+void ft_counters_csv_pern(FILE *f, const struct ft_run *run, unsigned int algo, __u64 n);
+
+#endif

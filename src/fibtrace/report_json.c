@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The JSON report: one document per run (docs/fibtrace.schema.json): meta,
+ * functions with their histograms, per_n, copy, lost, and with --raw every
+ * read record. --compare appends its members through the section callback.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "aggregate.h"
+#include "fmt.h"
+#include "report.h"
+
+static void json_meta(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	int k, nf, nk, nn;
+
+	ft_attach_counts(tg, &nf, &nk, &nn);
+	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace\", \"schema\": 1, \"kernel\": ");
+	json_str(f, run->kernel);
+	fprintf(f, ", \"attach_counts\": {\"fentry\": %d, \"kprobe\": %d, \"none\": %d}", nf, nk,
+		nn);
+	fprintf(f,
+		", \"attach\": \"%s\", \"mode\": \"%s\", \"cpu\": %d, \"seconds\": %.6f, "
+		"\"filter_pid\": %u, \"module_btf\": %s,\n",
+		ft_mode_name(tg->t[FT_SLOT_READ].mode), run->run_mode, run->cpu, run->seconds,
+		run->filter_pid, tg->module_btf ? "true" : "false");
+	if (run->hist.linear)
+		fprintf(f,
+			"    \"hist\": {\"type\": \"linear\", \"min_ns\": %" PRIu64
+			", \"max_ns\": %" PRIu64 ", \"step_ns\": %" PRIu64 "},\n",
+			(uint64_t)run->hist.lin_min, (uint64_t)run->hist.lin_max,
+			(uint64_t)run->hist.lin_step);
+	else
+		fprintf(f, "    \"hist\": {\"type\": \"log2\", \"sub_bits\": %u},\n",
+			run->hist.bits);
+	fprintf(f, "    \"algorithms\": [");
+	for (k = 0; k < run->algos.count; k++) {
+		fprintf(f, "%s", k ? ", " : "");
+		json_str(f, run->algos.name[k]);
+	}
+	fprintf(f, "],\n");
+	if (run->sweep)
+		fprintf(f,
+			"    \"sweep\": {\"first\": %" PRIu64 ", \"last\": %" PRIu64
+			", \"step\": %" PRIu64 ", \"repeat\": %u, \"reads_issued\": %" PRIu64
+			", \"read_errors\": %" PRIu64 "},\n",
+			(uint64_t)run->first, (uint64_t)run->last, (uint64_t)run->step, run->repeat,
+			(uint64_t)run->reads_issued, (uint64_t)run->read_errors);
+	fprintf(f, "    \"warnings\": [");
+	for (k = 0; k < run->nwarnings; k++) {
+		fprintf(f, "%s", k ? ", " : "");
+		json_str(f, run->warnings[k]);
+	}
+	fprintf(f, "]");
+	ft_counters_json_meta(f, run);
+	fprintf(f, "\n  }");
+}
+
+static void json_function(FILE *f, const struct ft_run *run, const struct ft_target *t)
+{
+	const struct ft_func_stats *s = &t->st;
+	unsigned int nb = ft_hist_nbuckets(&run->hist), j;
+	bool hfirst = true;
+
+	json_str(f, t->name);
+	fprintf(f, ", \"module\": ");
+	json_str(f, t->module[0] ? t->module : "vmlinux");
+	fprintf(f,
+		", \"attach\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
+		", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
+		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
+		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64 ",\n      \"hist\": [",
+		ft_attach_name(t), (uint64_t)s->count, (uint64_t)s->total_ns, (uint64_t)s->self_ns,
+		(uint64_t)s->min_ns, (uint64_t)s->max_ns,
+		(uint64_t)(s->count ? s->total_ns / s->count : 0),
+		(uint64_t)ft_hist_percentile(&run->hist, s, 0.5),
+		(uint64_t)ft_hist_percentile(&run->hist, s, 0.9),
+		(uint64_t)ft_hist_percentile(&run->hist, s, 0.99), (uint64_t)t->recursion_misses);
+	for (j = 0; j < nb; j++) {
+		__u64 lo, hi;
+
+		if (!s->hist[j])
+			continue;
+		ft_hist_bounds(&run->hist, j, &lo, &hi);
+		fprintf(f,
+			"%s{\"lo_ns\": %" PRIu64 ", \"hi_ns\": %" PRIu64 ", \"count\": %" PRIu64
+			"}",
+			hfirst ? "" : ", ", (uint64_t)lo, (uint64_t)hi, (uint64_t)s->hist[j]);
+		hfirst = false;
+	}
+	fprintf(f, "]");
+	ft_counters_json_func(f, run, t);
+	fputc('}', f);
+}
+
+static void json_functions(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	bool first = true;
+	int k;
+
+	fprintf(f, ",\n  \"functions\": [");
+	for (k = 0; k < tg->count; k++) {
+		const struct ft_target *t = &tg->t[k];
+
+		if (!t->attached && !t->unavailable)
+			continue;
+		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+		first = false;
+		json_function(f, run, t);
+	}
+	fprintf(f, "\n  ]");
+}
+
+static void json_pern(FILE *f, struct ft_run *run)
+{
+	struct ft_pern *rows;
+	size_t nrows = ft_pern_build(run, &rows), i;
+
+	fprintf(f, ",\n  \"per_n\": [");
+	for (i = 0; i < nrows; i++) {
+		struct ft_pern *r = &rows[i];
+
+		fprintf(f, "%s\n    {\"algo\": ", i ? "," : "");
+		json_str(f, ft_algo_name(run, r->algo));
+		fprintf(f,
+			", \"algo_id\": %u, \"n\": %" PRIu64 ", \"count\": %" PRIu64
+			", \"errors\": %" PRIu64 ", \"median_ns\": %" PRIu64
+			", \"p90_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
+			", \"max_ns\": %" PRIu64 ", \"parts_over_total\": %" PRIu64
+			", \"breakdown\": {\"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
+			", \"copy_ns\": %" PRIu64 ", \"rest_ns\": %" PRIu64 "}",
+			r->algo, (uint64_t)r->n, (uint64_t)r->count, (uint64_t)r->errors,
+			(uint64_t)r->median, (uint64_t)r->p90, (uint64_t)r->p99, (uint64_t)r->min,
+			(uint64_t)r->max, (uint64_t)r->parts_over_total, (uint64_t)r->compute,
+			(uint64_t)r->format, (uint64_t)r->copy, (uint64_t)r->rest);
+		ft_counters_json_pern(f, run, r->algo, r->n);
+		fputc('}', f);
+	}
+	free(rows);
+	fprintf(f, "\n  ]");
+}
+
+static void json_copy_lost(FILE *f, const struct ft_run *run)
+{
+	struct ft_copy_row *copies;
+	size_t ncopies = ft_copy_build(run, &copies), i;
+	int k;
+
+	fprintf(f, ",\n  \"copy\": [");
+	for (i = 0; i < ncopies; i++)
+		fprintf(f,
+			"%s\n    {\"bytes\": %" PRIu64 ", \"count\": %" PRIu64 ", \"ns\": %" PRIu64
+			"}",
+			i ? "," : "", (uint64_t)copies[i].bytes, (uint64_t)copies[i].count,
+			(uint64_t)copies[i].ns);
+	free(copies);
+	fprintf(f, "\n  ],\n  \"lost\": {");
+	for (k = 0; k < FT_LOST_NR; k++)
+		fprintf(f, "\"%s\": %" PRIu64 ", ", ft_lost_names[k], (uint64_t)run->lost[k]);
+	fprintf(f, "\"recursion_misses\": %" PRIu64 "}", (uint64_t)run->recursion_misses);
+}
+
+static void json_reads(FILE *f, const struct ft_run *run)
+{
+	size_t i;
+
+	fprintf(f, ",\n  \"reads\": [");
+	for (i = 0; i < run->nrecs; i++) {
+		const struct ft_read_rec *x = &run->recs[i];
+
+		fprintf(f,
+			"%s\n    {\"algo_id\": %u, \"n\": %" PRIu64 ", \"total_ns\": %" PRIu64
+			", \"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
+			", \"copy_ns\": %" PRIu64 ", \"copy_to_user_ns\": %" PRIu64
+			", \"copy_bytes\": %" PRIu64 ", \"copy_calls\": %u, \"ret\": %" PRId64
+			", \"cpu\": %u",
+			i ? "," : "", x->algo, (uint64_t)x->n, (uint64_t)x->total_ns,
+			(uint64_t)x->stage_ns[0], (uint64_t)x->stage_ns[1],
+			(uint64_t)x->stage_ns[2], (uint64_t)x->copy_ns, (uint64_t)x->copy_bytes,
+			x->copy_calls, (int64_t)x->ret, x->cpu);
+		ft_counters_json_rec(f, run, x);
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ]");
+}
+
+void ft_report_json(FILE *f, struct ft_run *run, void (*section)(FILE *f, void *ctx), void *ctx)
+{
+	json_meta(f, run);
+	json_functions(f, run);
+	json_pern(f, run);
+	json_copy_lost(f, run);
+	if (run->raw)
+		json_reads(f, run);
+	if (section) {
+		fprintf(f, ",\n");
+		section(f, ctx);
+	}
+	fprintf(f, "\n}\n");
+}

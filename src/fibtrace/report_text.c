@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The text report: a header line, funclatency-style histograms with a
+ * summary line per function, the function table, the per-n table with its
+ * breakdown, copy throughput per size, the loss counters. Function
+ * percentiles come from the histogram buckets; per-n statistics from the
+ * per-read records (aggregate.h says how).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "aggregate.h"
+#include "fmt.h"
+#include "report.h"
+
+const char *const ft_lost_names[FT_LOST_NR] = {
+	"unmatched_exit", "unwound", "stack_overflow",
+	"task_storage",	  "ringbuf", "counters_discarded",
+};
+
+static void fmt_ns_u64(char *buf, size_t size, __u64 ns)
+{
+	fmt_ns(buf, size, (double)ns, FMT_NS_COARSE);
+}
+
+static void print_stars(FILE *f, __u64 val, __u64 max, int width)
+{
+	int n = max ? (int)((double)val * width / max) : 0, i;
+
+	if (val && !n)
+		n = 1; /* a non-empty bucket is never blank */
+	for (i = 0; i < width; i++)
+		fputc(i < n ? '*' : ' ', f);
+}
+
+static void print_hist(FILE *f, const struct ft_hist_cfg *cfg, const struct ft_func_stats *st)
+{
+	unsigned int i, first = UINT32_MAX, last = 0, n = ft_hist_nbuckets(cfg);
+	__u64 max = 0, lo, hi;
+
+	for (i = 0; i < n; i++) {
+		if (!st->hist[i])
+			continue;
+		if (first == UINT32_MAX)
+			first = i;
+		last = i;
+		if (st->hist[i] > max)
+			max = st->hist[i];
+	}
+	if (first == UINT32_MAX)
+		return;
+	fprintf(f, "%24s : %-10s distribution\n", "nsecs", "count");
+	for (i = first; i <= last; i++) {
+		char range[64];
+
+		ft_hist_bounds(cfg, i, &lo, &hi);
+		if (hi == UINT64_MAX)
+			snprintf(range, sizeof(range), "%" PRIu64 " -> inf", (uint64_t)lo);
+		else
+			snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, (uint64_t)lo,
+				 (uint64_t)hi);
+		fprintf(f, "%24s : %-10" PRIu64 " |", range, (uint64_t)st->hist[i]);
+		print_stars(f, st->hist[i], max, 40);
+		fprintf(f, "|\n");
+	}
+}
+
+static void text_header(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	int nf, nk, nn;
+
+	ft_attach_counts(tg, &nf, &nk, &nn);
+	fprintf(f, "fibtrace: kernel %s, %d functions (fentry %d, kprobe %d, untraceable %d), %s",
+		run->kernel, tg->count, nf, nk, nn, run->run_mode);
+	if (run->cpu >= 0)
+		fprintf(f, ", cpu %d", run->cpu);
+	if (run->sweep)
+		fprintf(f, ", sweep %" PRIu64 ":%" PRIu64 ":%" PRIu64 " x%u, %" PRIu64 " reads",
+			(uint64_t)run->first, (uint64_t)run->last, (uint64_t)run->step, run->repeat,
+			(uint64_t)run->reads_issued);
+	fprintf(f, ", %.2fs\n", run->seconds);
+}
+
+static void text_hists(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	char a[32], b[32], c[32], d[32];
+	int k;
+
+	for (k = 0; k < tg->count; k++) {
+		const struct ft_target *t = &tg->t[k];
+
+		if (!t->attached || !t->st.count)
+			continue;
+		fmt_ns_u64(a, sizeof(a), t->st.total_ns / t->st.count);
+		fmt_ns_u64(b, sizeof(b), ft_hist_percentile(&run->hist, &t->st, 0.5));
+		fmt_ns_u64(c, sizeof(c), ft_hist_percentile(&run->hist, &t->st, 0.9));
+		fmt_ns_u64(d, sizeof(d), ft_hist_percentile(&run->hist, &t->st, 0.99));
+		fprintf(f, "\n%s%s%s [%s]: count %" PRIu64 ", avg %s, p50 %s, p90 %s, p99 %s\n",
+			t->module[0] ? t->module : "", t->module[0] ? ":" : "", t->name,
+			ft_attach_name(t), (uint64_t)t->st.count, a, b, c, d);
+		print_hist(f, &run->hist, &t->st);
+	}
+}
+
+static void text_functions(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+	int k;
+
+	fprintf(f, "\n%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function", "attach",
+		"count", "total", "self", "avg", "p50", "p99", "min", "max");
+	for (k = 0; k < tg->count; k++) {
+		const struct ft_target *t = &tg->t[k];
+		const struct ft_func_stats *s = &t->st;
+
+		if (!t->attached && !t->unavailable)
+			continue;
+		fmt_ns_u64(a, sizeof(a), s->total_ns);
+		fmt_ns_u64(b, sizeof(b), s->self_ns);
+		fmt_ns_u64(c, sizeof(c), s->count ? s->total_ns / s->count : 0);
+		fmt_ns_u64(d, sizeof(d), ft_hist_percentile(&run->hist, s, 0.5));
+		fmt_ns_u64(e, sizeof(e), ft_hist_percentile(&run->hist, s, 0.99));
+		fmt_ns_u64(g, sizeof(g), s->min_ns);
+		fmt_ns_u64(h, sizeof(h), s->max_ns);
+		fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n", t->name,
+			ft_attach_name(t), (uint64_t)s->count, a, b, c, d, e, g, h);
+	}
+}
+
+static void text_pern(FILE *f, struct ft_run *run)
+{
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+	struct ft_pern *rows;
+	size_t nrows = ft_pern_build(run, &rows), i;
+
+	if (nrows) {
+		fprintf(f,
+			"\nfib_read per n (exact, from %zu read records; breakdown = medians):\n",
+			run->nrecs);
+		fprintf(f, "%-22s %8s %6s %9s %9s %9s %9s %9s %9s %9s\n", "algo", "n", "count",
+			"median", "p90", "p99", "compute", "format", "copy", "rest");
+	}
+	for (i = 0; i < nrows; i++) {
+		const struct ft_pern *r = &rows[i];
+
+		fmt_ns_u64(a, sizeof(a), r->median);
+		fmt_ns_u64(b, sizeof(b), r->p90);
+		fmt_ns_u64(c, sizeof(c), r->p99);
+		fmt_ns_u64(d, sizeof(d), r->compute);
+		fmt_ns_u64(e, sizeof(e), r->format);
+		fmt_ns_u64(g, sizeof(g), r->copy);
+		fmt_ns_u64(h, sizeof(h), r->rest);
+		fprintf(f, "%-22s %8" PRIu64 " %6" PRIu64 " %9s %9s %9s %9s %9s %9s %9s\n",
+			ft_algo_name(run, r->algo), (uint64_t)r->n, (uint64_t)r->count, a, b, c, d,
+			e, g, h);
+	}
+	free(rows);
+}
+
+static void text_copies(FILE *f, const struct ft_run *run)
+{
+	struct ft_copy_row *copies;
+	size_t ncopies = ft_copy_build(run, &copies), i;
+	size_t step = ncopies > 20 ? ncopies / 20 : 1;
+	char a[32];
+
+	if (ncopies) {
+		fprintf(f, "\ncopy to user space (fibdrv_copy) per size (%zu sizes%s):\n", ncopies,
+			step > 1 ? ", sampled" : "");
+		fprintf(f, "%10s %8s %10s %10s\n", "bytes", "calls", "avg", "MB/s");
+	}
+	for (i = 0; i < ncopies; i += step) {
+		const struct ft_copy_row *r = &copies[i];
+		double avg = (double)r->ns / r->count;
+
+		fmt_ns_u64(a, sizeof(a), (__u64)avg);
+		fprintf(f, "%10" PRIu64 " %8" PRIu64 " %10s %10.1f\n", (uint64_t)r->bytes,
+			(uint64_t)r->count, a, avg > 0 ? r->bytes * 1e3 / avg : 0.0);
+	}
+	free(copies);
+}
+
+void ft_report(FILE *f, struct ft_run *run, enum ft_output out, bool hist)
+{
+	if (out == FT_OUT_JSON)
+		ft_report_json(f, run, NULL, NULL);
+	else if (out == FT_OUT_CSV)
+		ft_report_csv(f, run);
+	else
+		ft_report_text(f, run, hist);
+}
+
+void ft_report_text(FILE *f, struct ft_run *run, bool hist)
+{
+	int k;
+
+	text_header(f, run);
+	if (hist)
+		text_hists(f, run);
+	text_functions(f, run);
+	ft_counters_text(f, run);
+	text_pern(f, run);
+	ft_counters_text_pern(f, run);
+	text_copies(f, run);
+	fprintf(f, "\nlost:");
+	for (k = 0; k < FT_LOST_NR; k++)
+		fprintf(f, " %s %" PRIu64, ft_lost_names[k], (uint64_t)run->lost[k]);
+	fprintf(f, " recursion_misses %" PRIu64 "\n", (uint64_t)run->recursion_misses);
+	if (run->read_errors)
+		fprintf(f, "read errors: %" PRIu64 "\n", (uint64_t)run->read_errors);
+}

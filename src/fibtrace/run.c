@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The model's few behaviours: names and warnings (run.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run.h"
+
+/* What each exit status means, in enum ft_exit order; --help prints this. */
+static const struct {
+	enum ft_exit status;
+	const char *meaning;
+} exit_help[] = {
+	{FT_EXIT_OK, "ok"},
+	{FT_EXIT_ERROR, "runtime error"},
+	{FT_EXIT_USAGE, "bad usage (also --strict refusing)"},
+	{FT_EXIT_PERM, "not root / no CAP_BPF"},
+	{FT_EXIT_NO_FIBDRV, "fibdrv not loaded (or unloaded while tracing)"},
+	{FT_EXIT_UNKNOWN_FUNC, "unknown function"},
+	{FT_EXIT_NO_BTF, "kernel BTF missing"},
+	{FT_EXIT_CHILD, "the traced command failed"},
+	{FT_EXIT_REGRESSION, "--fail-on-regression found a regression"},
+	{FT_EXIT_NO_COUNTERS, "--require-counters but an event is not available"},
+};
+
+char *ft_exit_help(void)
+{
+	size_t n = sizeof(exit_help) / sizeof(exit_help[0]), i;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "Exit status:");
+	for (i = 0; i < n; i++)
+		fprintf(f, " %d %s%s", exit_help[i].status, exit_help[i].meaning,
+			i + 1 < n ? "," : ".");
+	fprintf(f, " See docs/fibtrace.md and docs/counters.md.");
+	fclose(f);
+	return text;
+}
+
+const char *ft_mode_name(enum ft_mode m)
+{
+	return m == FT_MODE_FENTRY ? "fentry" : "kprobe";
+}
+
+const char *ft_algo_name(const struct ft_run *run, unsigned int id)
+{
+	return (int)id < run->algos.count ? run->algos.name[id] : "?";
+}
+
+void ft_warn(struct ft_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "fibtrace: warning: %s\n", buf);
+	if (run && run->nwarnings < (int)(sizeof(run->warnings) / sizeof(run->warnings[0])))
+		snprintf(run->warnings[run->nwarnings++], sizeof(run->warnings[0]), "%s", buf);
+}
+
+int ft_run_add_rec(struct ft_run *run, const void *data, size_t size)
+{
+	if (size < FT_READ_REC_SIZE_NO_COUNTERS)
+		return 0;
+	if (run->nrecs == run->caprecs) {
+		size_t cap = run->caprecs ? run->caprecs * 2 : 4096;
+		struct ft_read_rec *n = realloc(run->recs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		run->recs = n;
+		run->caprecs = cap;
+	}
+	/* Records without counters end before cnt[]: the rest is zero. */
+	memset(&run->recs[run->nrecs], 0, sizeof(struct ft_read_rec));
+	memcpy(&run->recs[run->nrecs++], data,
+	       size < sizeof(struct ft_read_rec) ? size : sizeof(struct ft_read_rec));
+	return 0;
+}
+
+int ft_algo_list_parse(const struct ft_run *run, const char *list, __u64 last, int *ids, int max,
+		       const char *what)
+{
+	const struct fibdev_algos *a = &run->algos;
+	char *copy = strdup(list), *tok, *save = NULL;
+	int n = 0, i, err = 0;
+
+	if (!copy)
+		return -FT_EXIT_ERROR;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		i = fibdev_algo_index(a, tok);
+		err = -FT_EXIT_USAGE;
+		if (i < 0) {
+			fprintf(stderr, "fibtrace: unknown algorithm '%s'; the device has:", tok);
+			for (i = 0; i < a->count; i++)
+				fprintf(stderr, " %s", a->name[i]);
+			fputc('\n', stderr);
+		} else if (last > a->max_n[i]) {
+			fprintf(stderr,
+				"fibtrace: --sweep up to %" PRIu64 " exceeds %s's max_n %" PRIu64
+				"\n",
+				(uint64_t)last, tok, (uint64_t)a->max_n[i]);
+		} else if (n == max) {
+			fprintf(stderr, "fibtrace: %s: at most %d variants\n", what, max);
+		} else {
+			ids[n++] = i;
+			err = 0;
+		}
+	}
+	free(copy);
+	return err ? err : n;
+}
+
+double ft_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}

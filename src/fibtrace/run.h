@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibtrace's model: what was traced (targets) and what was measured (the
+ * run), the exit statuses and the warnings. Every other module of
+ * src/fibtrace/ builds on this header; it depends on nothing but the BPF ABI
+ * (bpf/fibtrace.h) and lib/fibdev.h. docs/architecture.md is the map.
+ */
+#ifndef FIBTRACE_RUN_H
+#define FIBTRACE_RUN_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fibdev.h"
+#include "fibtrace.h"
+
+/* Exit statuses: the only list (docs/fibtrace.md documents it, --help prints it). */
+enum ft_exit {
+	FT_EXIT_OK = 0,
+	FT_EXIT_ERROR = 1,	  /* runtime failure (load, attach, device I/O) */
+	FT_EXIT_USAGE = 2,	  /* bad flags */
+	FT_EXIT_PERM = 3,	  /* not root / no CAP_BPF+CAP_PERFMON */
+	FT_EXIT_NO_FIBDRV = 4,	  /* fibdrv not loaded */
+	FT_EXIT_UNKNOWN_FUNC = 5, /* -f names no traceable function */
+	FT_EXIT_NO_BTF = 6,	  /* /sys/kernel/btf/vmlinux missing */
+	FT_EXIT_CHILD = 7,	  /* the traced command failed */
+	FT_EXIT_REGRESSION = 8,	  /* --fail-on-regression found a regression */
+	FT_EXIT_NO_COUNTERS = 9,  /* --require-counters and an event unavailable */
+};
+
+enum ft_mode { FT_MODE_FENTRY, FT_MODE_KPROBE };
+
+struct ft_target {
+	char name[128];
+	char module[64]; /* "" for vmlinux */
+	int slot;
+	enum ft_mode mode;
+	bool in_btf;	  /* has a BTF FUNC (fentry possible) */
+	__u32 btf_id;	  /* FUNC id in vmlinux or module BTF (split ids) */
+	int nargs;	  /* parameters of its FUNC_PROTO */
+	bool shadowed;	  /* a module function whose name vmlinux BTF also has */
+	bool optional;	  /* _copy_to_user: may be notrace; then not traced */
+	bool unavailable; /* optional and not traceable on this kernel */
+	bool attached;
+	__u64 recursion_misses;	 /* bpf_prog_info, entry + exit programs */
+	struct ft_func_stats st; /* summed over CPUs */
+	struct ft_cnt_stats cnt; /* counters (-e), summed over CPUs */
+};
+
+struct ft_targets {
+	struct ft_target t[FT_MAX_SLOTS];
+	int count;
+	int dropped;	 /* functions beyond FT_MAX_SLOTS */
+	bool module_btf; /* /sys/kernel/btf/fibdrv present */
+};
+
+struct ft_hist_cfg {
+	unsigned int bits; /* log2 sub-bucket bits */
+	bool linear;
+	__u64 lin_min, lin_max, lin_step, lin_buckets;
+};
+
+/* Everything a report needs. */
+struct ft_run {
+	struct ft_targets *targets;
+	struct ft_hist_cfg hist;
+	const char *kernel;
+	const char *run_mode; /* "sweep", "command", "interval", "wait" */
+	int cpu;	      /* -1: not pinned */
+	double seconds;
+	/* --sweep */
+	bool sweep;
+	__u64 first, last, step;
+	unsigned int repeat;
+	__u64 reads_issued, read_errors;
+	/* algorithms as the device lists them (names, max_n) */
+	struct fibdev_algos algos;
+	/* per-read records */
+	struct ft_read_rec *recs;
+	size_t nrecs, caprecs;
+	__u64 lost[FT_LOST_NR];
+	__u64 recursion_misses;
+	char warnings[16][256];
+	int nwarnings;
+	bool raw; /* --raw: include every read in the JSON */
+	unsigned int filter_pid;
+	struct ft_counters *counters; /* -e; NULL without (counters.h) */
+};
+
+/* run.c */
+/* "Exit status: 0 ok, 1 runtime error, ... See docs/...", malloc'd (--help). */
+char *ft_exit_help(void);
+const char *ft_mode_name(enum ft_mode m);
+const char *ft_algo_name(const struct ft_run *run, unsigned int id);
+/* Prints "fibtrace: warning: ..." and keeps it for the report's warnings. */
+void ft_warn(struct ft_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Resolves an --algo list (comma-separated names) against run->algos into
+ * ids[] (room for max): every name must be the device's and allow n up to
+ * @last. Returns how many, or -(exit status) after saying why ("@what: at
+ * most @max" when there are more).
+ */
+int ft_algo_list_parse(const struct ft_run *run, const char *list, __u64 last, int *ids, int max,
+		       const char *what);
+
+/* CLOCK_MONOTONIC in seconds. */
+double ft_now_s(void);
+
+/* Appends one ring buffer record (with or without cnt[]) to run->recs: 0 or -ENOMEM. */
+int ft_run_add_rec(struct ft_run *run, const void *data, size_t size);
+
+/* discover.c: which functions to trace and how (fentry or kprobe), before load. */
+int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe, bool defaults,
+		struct ft_run *run);
+
+#endif

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fibtrace's BPF side behind one handle: see tracer.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "counters.h"
+#include "fibtrace.skel.h"
+#include "tracer.h"
+
+struct ft_tracer {
+	struct ft_tracer_opts o;
+	struct ft_run *run;
+	struct ft_targets *tg;
+	struct fibtrace *skel;
+	struct bpf_link *links[FT_MAX_SLOTS][2];
+	struct ring_buffer *rb;
+	int fibdrv_btf_fd; /* module BTF for fentry on fibdrv functions */
+	int handlers;	   /* fentry/fexit section handler ids */
+	int handler_ids[2];
+};
+
+/* ---------- program names (bpf/fibtrace.h: FT_PROG) ---------- */
+
+static struct bpf_program *slot_prog(struct fibtrace *skel, enum ft_mode mode, int slot, bool exit)
+{
+	static const char *const prefix[2][2] = FT_PROG_PREFIXES;
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s_%d", prefix[mode][exit], slot);
+	return bpf_object__find_program_by_name(skel->obj, name);
+}
+
+static int prog_slot(const struct bpf_program *prog)
+{
+	const char *us = strrchr(bpf_program__name(prog), '_');
+	char *end;
+	long slot;
+
+	if (!us)
+		return -1;
+	slot = strtol(us + 1, &end, 10);
+	return *end || end == us + 1 ? -1 : (int)slot;
+}
+
+/* ---------- loading fentry programs ---------- */
+
+static int module_btf_fd(const char *name)
+{
+	__u32 id = 0;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info = {};
+		__u32 len = sizeof(info);
+		char buf[64] = "";
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		info.name = (__u64)(unsigned long)buf;
+		info.name_len = sizeof(buf);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.kernel_btf &&
+		    !strcmp(buf, name))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/*
+ * fentry/fexit programs live in the sections "ftfentry"/"ftfexit", loaded
+ * through this callback instead of by libbpf: bpf_program__set_attach_target()
+ * looks the target up by a linear scan of vmlinux BTF per program (half a
+ * second each under emulation, 180 programs). discover.c resolved every
+ * target's BTF id once; this puts it and the module's BTF fd into the load
+ * request. The cookie is the tracer.
+ */
+static int prepare_fentry(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
+{
+	struct ft_tracer *tr = (struct ft_tracer *)cookie;
+	int slot = prog_slot(prog);
+	struct ft_target *t;
+
+	if (slot < 0 || slot >= tr->tg->count)
+		return -EINVAL;
+	t = &tr->tg->t[slot];
+	if (!t->btf_id)
+		return -ESRCH;
+	opts->attach_btf_id = t->btf_id;
+	opts->attach_btf_obj_fd = 0;
+	if (t->module[0]) {
+		if (strcmp(t->module, "fibdrv"))
+			return -ENOTSUP; /* only fibdrv's BTF fd is kept */
+		if (tr->fibdrv_btf_fd < 0)
+			tr->fibdrv_btf_fd = module_btf_fd("fibdrv");
+		if (tr->fibdrv_btf_fd < 0)
+			return tr->fibdrv_btf_fd;
+		opts->attach_btf_obj_fd = tr->fibdrv_btf_fd;
+	}
+	return 0;
+}
+
+static int register_handlers(struct ft_tracer *tr)
+{
+	LIBBPF_OPTS(libbpf_prog_handler_opts, o, .prog_prepare_load_fn = prepare_fentry,
+		    .cookie = (long)tr);
+	int a, b;
+
+	a = libbpf_register_prog_handler("ftfentry", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, &o);
+	if (a < 0)
+		return a;
+	b = libbpf_register_prog_handler("ftfexit", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, &o);
+	if (b < 0) {
+		libbpf_unregister_prog_handler(a);
+		return b;
+	}
+	tr->handler_ids[0] = a;
+	tr->handler_ids[1] = b;
+	tr->handlers = 2;
+	return 0;
+}
+
+/* ---------- the per-read records ---------- */
+
+static int handle_rec(void *ctx, void *data, size_t size)
+{
+	return ft_run_add_rec(ctx, data, size);
+}
+
+static __u32 ringbuf_size(const struct ft_tracer *tr)
+{
+	__u64 want = 1 << 22;
+
+	if (tr->o.ringbuf_bytes)
+		return tr->o.ringbuf_bytes;
+	if (tr->o.sweep_reads) /* room for a whole sweep round; drained while driving */
+		want = tr->o.sweep_reads * (ft_counters_rec_size(tr->run->counters) + 8) * 2;
+	if (want < (1 << 18))
+		want = 1 << 18;
+	if (want > (1 << 26))
+		want = 1 << 26;
+	/* A power of two of at least a page. */
+	return 1u << (64 - __builtin_clzll(want - 1));
+}
+
+/* ---------- lifecycle ---------- */
+
+int ft_tracer_new(struct ft_tracer **out, const struct ft_tracer_opts *o, struct ft_run *run)
+{
+	struct ft_tracer *tr = calloc(1, sizeof(*tr));
+
+	*out = tr;
+	if (!tr)
+		return -FT_EXIT_ERROR;
+	tr->o = *o;
+	tr->run = run;
+	tr->tg = run->targets;
+	tr->fibdrv_btf_fd = -1;
+	if (register_handlers(tr)) {
+		fprintf(stderr, "fibtrace: cannot register libbpf section handlers\n");
+		return -FT_EXIT_ERROR;
+	}
+	return 0;
+}
+
+static void unload(struct ft_tracer *tr)
+{
+	int i;
+
+	ring_buffer__free(tr->rb);
+	tr->rb = NULL;
+	for (i = 0; i < FT_MAX_SLOTS; i++) {
+		bpf_link__destroy(tr->links[i][0]);
+		bpf_link__destroy(tr->links[i][1]);
+		tr->links[i][0] = tr->links[i][1] = NULL;
+	}
+	fibtrace__destroy(tr->skel);
+	tr->skel = NULL;
+	for (i = 0; i < tr->tg->count; i++)
+		tr->tg->t[i].attached = false;
+}
+
+static void configure(struct ft_tracer *tr)
+{
+	struct fibtrace *skel = tr->skel;
+	const struct ft_run *run = tr->run;
+
+	skel->rodata->filter_tgid = run->filter_pid;
+	skel->rodata->hist_bits = run->hist.bits;
+	if (run->hist.linear) {
+		skel->rodata->lin_min = run->hist.lin_min;
+		skel->rodata->lin_step = run->hist.lin_step;
+		skel->rodata->lin_buckets = run->hist.lin_buckets;
+	}
+	bpf_map__set_max_entries(skel->maps.stats, tr->tg->count);
+	bpf_map__set_max_entries(skel->maps.reads, ringbuf_size(tr));
+	ft_counters_prepare(skel, run);
+	/* Records are drained every 100 ms at most; a wakeup only when half full. */
+	skel->rodata->ringbuf_wakeup_bytes = ringbuf_size(tr) / 2;
+}
+
+/* Loads only the programs of the functions traced, in their modes. */
+static int select_programs(struct ft_tracer *tr)
+{
+	struct bpf_program *prog;
+	int i, e;
+
+	bpf_object__for_each_program(prog, tr->skel->obj) bpf_program__set_autoload(prog, false);
+	for (i = 0; i < tr->tg->count; i++) {
+		const struct ft_target *t = &tr->tg->t[i];
+
+		for (e = 0; e < 2 && !t->unavailable; e++) {
+			prog = slot_prog(tr->skel, t->mode, t->slot, e);
+			if (!prog) {
+				fprintf(stderr, "fibtrace: no program for slot %d\n", t->slot);
+				return -ENOENT;
+			}
+			bpf_program__set_autoload(prog, true);
+		}
+	}
+	return 0;
+}
+
+static int open_and_load(struct ft_tracer *tr)
+{
+	double t0 = ft_now_s();
+	int err;
+
+	tr->skel = fibtrace__open();
+	if (!tr->skel) {
+		err = -errno;
+		fprintf(stderr, "fibtrace: cannot open the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	configure(tr);
+	err = select_programs(tr);
+	if (err)
+		return err;
+	err = fibtrace__load(tr->skel);
+	if (err) {
+		fprintf(stderr, "fibtrace: loading BPF programs failed: %s\n", strerror(-err));
+		return err;
+	}
+	if (tr->o.verbose)
+		fprintf(stderr, "fibtrace: load %.2fs\n", ft_now_s() - t0);
+	return ft_counters_install(tr->skel, tr->run);
+}
+
+static int exit_status(int err)
+{
+	if (err == -EPERM) {
+		fprintf(stderr, "fibtrace: permission denied: run as root (CAP_BPF and "
+				"CAP_PERFMON)\n");
+		return -FT_EXIT_PERM;
+	}
+	return -FT_EXIT_ERROR;
+}
+
+int ft_tracer_load(struct ft_tracer *tr)
+{
+	int err = open_and_load(tr), i;
+
+	if (!err || err == -EPERM || tr->o.force_kprobe)
+		return err ? exit_status(err) : 0;
+	/* fentry programs cannot load here at all: every function with kprobes. */
+	unload(tr);
+	ft_warn(tr->run, "fentry programs failed to load (%s): falling back to kprobes",
+		strerror(-err));
+	for (i = 0; i < tr->tg->count; i++)
+		tr->tg->t[i].mode = FT_MODE_KPROBE;
+	err = open_and_load(tr);
+	return err ? exit_status(err) : 0;
+}
+
+static int attach_one(struct ft_tracer *tr, int i)
+{
+	struct ft_target *t = &tr->tg->t[i];
+	char sym[200];
+	int e, err;
+
+	if (t->shadowed)
+		snprintf(sym, sizeof(sym), "%s:%s", t->module, t->name);
+	else
+		snprintf(sym, sizeof(sym), "%s", t->name);
+	for (e = 0; e < 2; e++) {
+		struct bpf_program *prog = slot_prog(tr->skel, t->mode, t->slot, e);
+
+		if (t->mode == FT_MODE_FENTRY)
+			tr->links[i][e] = bpf_program__attach_trace(prog);
+		else
+			tr->links[i][e] = bpf_program__attach_kprobe(prog, e, sym);
+		if (!tr->links[i][e]) {
+			err = -errno;
+			fprintf(stderr, "fibtrace: attaching %s to %s failed: %s\n",
+				e ? (t->mode ? "kretprobe" : "fexit")
+				  : (t->mode ? "kprobe" : "fentry"),
+				t->name, strerror(-err));
+			return err;
+		}
+	}
+	t->attached = true;
+	return 0;
+}
+
+/*
+ * Attaches every pair. A failure that another mode can mend is recorded in
+ * *retry (fentry -> kprobe; an optional function -> left out); any other
+ * failure ends the attach.
+ */
+static int attach_all(struct ft_tracer *tr, bool *retry)
+{
+	int i, err;
+
+	*retry = false;
+	for (i = 0; i < tr->tg->count; i++) {
+		struct ft_target *t = &tr->tg->t[i];
+
+		if (t->unavailable)
+			continue;
+		err = attach_one(tr, i);
+		if (!err)
+			continue;
+		if (err == -EPERM || tr->o.force_kprobe)
+			return err;
+		if (t->mode == FT_MODE_FENTRY) {
+			ft_warn(tr->run,
+				"fentry cannot attach to %s: falling back to kprobe for it",
+				t->name);
+			t->mode = FT_MODE_KPROBE;
+		} else if (t->optional) {
+			ft_warn(tr->run, "%s cannot be traced on this kernel: left out", t->name);
+			t->unavailable = true;
+		} else {
+			return err;
+		}
+		*retry = true;
+	}
+	return 0;
+}
+
+int ft_tracer_attach(struct ft_tracer *tr)
+{
+	double t0 = ft_now_s();
+	bool retry;
+	int err = attach_all(tr, &retry);
+
+	if (!err && retry) {
+		/* One reload with every function that failed moved. */
+		unload(tr);
+		err = open_and_load(tr);
+		if (!err)
+			err = attach_all(tr, &retry);
+		if (!err && retry)
+			err = -EINVAL;
+	}
+	if (err)
+		return exit_status(err);
+	if (tr->o.verbose)
+		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
+	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
+	if (!tr->rb) {
+		fprintf(stderr, "fibtrace: ring buffer: %s\n", strerror(errno));
+		return -FT_EXIT_ERROR;
+	}
+	return 0;
+}
+
+int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms)
+{
+	int err = ring_buffer__poll(tr->rb, timeout_ms);
+
+	/* Records are submitted without wakeups: drain on the timer too. */
+	if (err >= 0 || err == -EINTR)
+		err = ring_buffer__consume(tr->rb);
+	return err;
+}
+
+int ft_tracer_consume(struct ft_tracer *tr)
+{
+	return tr->rb ? ring_buffer__consume(tr->rb) : 0;
+}
+
+/* Sums the per-CPU stats of one slot into *s. */
+static void sum_stats(const void *buf, int ncpus, size_t vsz, struct ft_func_stats *s)
+{
+	int c, h;
+
+	memset(s, 0, sizeof(*s));
+	for (c = 0; c < ncpus; c++) {
+		const struct ft_func_stats *p = (const void *)((const char *)buf + c * vsz);
+
+		s->count += p->count;
+		s->total_ns += p->total_ns;
+		s->self_ns += p->self_ns;
+		if (p->min_ns && (!s->min_ns || p->min_ns < s->min_ns))
+			s->min_ns = p->min_ns;
+		if (p->max_ns > s->max_ns)
+			s->max_ns = p->max_ns;
+		for (h = 0; h < FT_HIST_SLOTS; h++)
+			s->hist[h] += p->hist[h];
+	}
+}
+
+static __u64 recursion_misses(struct ft_tracer *tr, const struct ft_target *t)
+{
+	__u64 n = 0;
+	int e;
+
+	for (e = 0; e < 2 && t->attached; e++) {
+		struct bpf_program *prog = slot_prog(tr->skel, t->mode, t->slot, e);
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+static void collect_lost(struct ft_tracer *tr, int ncpus)
+{
+	int fd = bpf_map__fd(tr->skel->maps.lost), i, c;
+	__u64 lost[256];
+
+	for (i = 0; i < FT_LOST_NR; i++) {
+		__u32 key = i;
+
+		tr->run->lost[i] = 0;
+		if (ncpus > 256 || bpf_map_lookup_elem(fd, &key, lost))
+			continue;
+		for (c = 0; c < ncpus; c++)
+			tr->run->lost[i] += lost[c];
+	}
+}
+
+int ft_tracer_collect(struct ft_tracer *tr)
+{
+	int ncpus = libbpf_num_possible_cpus(), i, fd;
+	size_t vsz = (sizeof(struct ft_func_stats) + 7) & ~7UL;
+	void *buf;
+
+	if (ncpus <= 0)
+		return -EINVAL;
+	buf = calloc(ncpus, vsz);
+	if (!buf)
+		return -ENOMEM;
+	fd = bpf_map__fd(tr->skel->maps.stats);
+	tr->run->recursion_misses = 0;
+	for (i = 0; i < tr->tg->count; i++) {
+		struct ft_target *t = &tr->tg->t[i];
+		__u32 key = t->slot;
+
+		if (bpf_map_lookup_elem(fd, &key, buf))
+			memset(&t->st, 0, sizeof(t->st));
+		else
+			sum_stats(buf, ncpus, vsz, &t->st);
+		t->recursion_misses = recursion_misses(tr, t);
+		tr->run->recursion_misses += t->recursion_misses;
+	}
+	free(buf);
+	collect_lost(tr, ncpus);
+	return ft_counters_collect(tr->skel, tr->run);
+}
+
+void ft_tracer_print_memory(const struct ft_tracer *tr)
+{
+	struct bpf_map *map;
+	unsigned long long total = 0;
+	char line[256], path[64];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6) || !strncmp(line, "VmHWM:", 6))
+			fprintf(stderr, "fibtrace: %s", line);
+	if (f)
+		fclose(f);
+	bpf_object__for_each_map(map, tr->skel->obj)
+	{
+		unsigned long long memlock = 0;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(map));
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			sscanf(line, "memlock: %llu", &memlock);
+		if (f)
+			fclose(f);
+		/* Kernels before 6.4 report no memlock for ring buffers. */
+		if (!memlock && bpf_map__type(map) == BPF_MAP_TYPE_RINGBUF)
+			memlock = bpf_map__max_entries(map) + 2 * getpagesize();
+		fprintf(stderr, "fibtrace: map %-16s %10llu bytes (max_entries %u)\n",
+			bpf_map__name(map), memlock, bpf_map__max_entries(map));
+		total += memlock;
+	}
+	fprintf(stderr,
+		"fibtrace: BPF maps total %llu KiB (task storage grows with traced tasks)\n",
+		total / 1024);
+}
+
+void ft_tracer_free(struct ft_tracer *tr)
+{
+	int i;
+
+	if (!tr)
+		return;
+	unload(tr);
+	for (i = 0; i < tr->handlers; i++)
+		libbpf_unregister_prog_handler(tr->handler_ids[i]);
+	if (tr->fibdrv_btf_fd >= 0)
+		close(tr->fibdrv_btf_fd);
+	free(tr);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracer: fibtrace's BPF side behind one opaque handle, in the manner of
+ * retsnoop's mass_attacher. Lifecycle:
+ *
+ *   ft_tracer_new()     open the BPF object, register the fentry loader
+ *   ft_tracer_load()    knobs and map sizes, one program pair per traced
+ *                       function in the mode discover.c chose (fentry or
+ *                       kprobe), load; if fentry programs cannot load at
+ *                       all, every function falls back to kprobes once
+ *   ft_tracer_attach()  attach every pair; a function whose fentry will not
+ *                       attach is moved to kprobes (an optional one that
+ *                       cannot be traced is left out), all of them in a
+ *                       single reload
+ *   ft_tracer_poll() / ft_tracer_consume()   move per-read records into run
+ *   ft_tracer_collect() per-function stats, losses, recursion misses, counters
+ *   ft_tracer_free()
+ *
+ * Functions return 0 or -(exit status) (enum ft_exit) and print why.
+ */
+#ifndef FIBTRACE_TRACER_H
+#define FIBTRACE_TRACER_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#include "run.h"
+
+struct ft_tracer;
+
+struct ft_tracer_opts {
+	bool force_kprobe;   /* --kprobe: no fentry fallback logic either */
+	bool verbose;	     /* load/attach times */
+	__u32 ringbuf_bytes; /* --ringbuf-size; 0: from sweep_reads */
+	__u64 sweep_reads;   /* reads in one sweep round (0: not sweeping) */
+};
+
+int ft_tracer_new(struct ft_tracer **out, const struct ft_tracer_opts *o, struct ft_run *run);
+int ft_tracer_load(struct ft_tracer *tr);
+int ft_tracer_attach(struct ft_tracer *tr);
+/* Waits up to timeout_ms for records, then drains them: records, or -errno. */
+int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms);
+/* Drains the ring buffer without waiting. */
+int ft_tracer_consume(struct ft_tracer *tr);
+/* Cumulative values into run: targets' stats and counters, lost, recursion misses. */
+int ft_tracer_collect(struct ft_tracer *tr);
+/* -v: resident memory of fibtrace and kernel memory of each BPF map, on stderr. */
+void ft_tracer_print_memory(const struct ft_tracer *tr);
+void ft_tracer_free(struct ft_tracer *tr);
+
+#endif

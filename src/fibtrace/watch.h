@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibtrace's modes that do not drive reads themselves: trace while a command
+ * runs (-- CMD), for a duration (-d), until Ctrl-C, for one process (-p),
+ * with a report every interval (-i). The ring buffer is drained on a 100 ms
+ * timer; tracing ends early when fibdrv is unloaded.
+ */
+#ifndef FIBTRACE_WATCH_H
+#define FIBTRACE_WATCH_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "aggregate.h"
+#include "cli.h"
+#include "tracer.h"
+
+struct ft_watch {
+	pid_t child;  /* the traced command, 0 when none */
+	ino_t fibdrv; /* /sys/module/fibdrv's inode when tracing began */
+	double t0, next_report;
+	struct ft_interval_prev *prev; /* -i: cumulative values at the last report */
+	__u64 prev_lost[FT_LOST_NR];
+};
+
+/* Traces until the command ends, -d passes, fibdrv goes or *stop: the exit status. */
+int ft_watch(struct ft_watch *w, const struct ft_cli *cli, struct ft_run *run, struct ft_tracer *tr,
+	     volatile sig_atomic_t *stop);
+/* -i: the report of the interval since the last one (deltas). */
+void ft_watch_report(struct ft_watch *w, const struct ft_cli *cli, struct ft_run *run,
+		     struct ft_tracer *tr);
+/* Ends the command if still running; frees the interval state. */
+void ft_watch_free(struct ft_watch *w);
+
+#endif

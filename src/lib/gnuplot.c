@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Plots through gnuplot: see gnuplot.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gnuplot.h"
+
+static const char *terminal(const char *out)
+{
+	const char *ext = strrchr(out, '.');
+
+	if (ext && !strcmp(ext, ".svg"))
+		return "svg size 1000,800 dynamic background rgb 'white'";
+	if (ext && !strcmp(ext, ".png"))
+		return "pngcairo size 1000,800";
+	return NULL;
+}
+
+static void cleanup(struct gnuplot_job *j)
+{
+	int i;
+
+	if (j->script)
+		fclose(j->script);
+	j->script = NULL;
+	for (i = 0; i < j->nfiles; i++)
+		unlink(j->path[i]);
+	unlink(j->path[GNUPLOT_MAX_FILES - 1]);
+	rmdir(j->dir);
+}
+
+int gnuplot_begin(struct gnuplot_job *j, const char *out)
+{
+	const char *term = terminal(out);
+
+	memset(j, 0, sizeof(*j));
+	j->out = out;
+	if (!term) {
+		fprintf(stderr, "fibtrace: --plot %s: want a .svg or .png file\n", out);
+		return -1;
+	}
+	snprintf(j->dir, sizeof(j->dir), "/tmp/fibtrace-plot-XXXXXX");
+	if (!mkdtemp(j->dir)) {
+		fprintf(stderr, "fibtrace: --plot: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(j->path[GNUPLOT_MAX_FILES - 1], sizeof(j->path[0]), "%s/plot.gp", j->dir);
+	j->script = fopen(j->path[GNUPLOT_MAX_FILES - 1], "w");
+	if (!j->script) {
+		fprintf(stderr, "fibtrace: --plot: %s\n", strerror(errno));
+		cleanup(j);
+		return -1;
+	}
+	fprintf(j->script, "set terminal %s\nset output '%s'\n", term, out);
+	return 0;
+}
+
+FILE *gnuplot_open(struct gnuplot_job *j, const char *name)
+{
+	if (j->nfiles >= GNUPLOT_MAX_FILES - 1)
+		return NULL;
+	snprintf(j->path[j->nfiles], sizeof(j->path[0]), "%s/%s", j->dir, name);
+	return fopen(j->path[j->nfiles++], "w");
+}
+
+const char *gnuplot_path(const struct gnuplot_job *j, int i)
+{
+	return j->path[i];
+}
+
+FILE *gnuplot_script(struct gnuplot_job *j)
+{
+	return j->script;
+}
+
+int gnuplot_run(struct gnuplot_job *j)
+{
+	int status, ret = -1;
+	pid_t pid;
+
+	fclose(j->script);
+	j->script = NULL;
+	pid = fork();
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", j->path[GNUPLOT_MAX_FILES - 1], (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "fibtrace: --plot: gnuplot failed (is gnuplot-nox installed?)\n");
+	} else {
+		fprintf(stderr, "fibtrace: plot written to %s\n", j->out);
+		ret = 0;
+	}
+	cleanup(j);
+	return ret;
+}
+
+void gnuplot_abort(struct gnuplot_job *j)
+{
+	cleanup(j);
+}
