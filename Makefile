@@ -11,6 +11,7 @@
 #   make bench         big-number library against GMP (bench/results/bn.json)
 #   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
 #   make fuzz          libFuzzer against GMP (FUZZ_SECONDS, default 60)
+#   make stack-depth   deepest stack of traced calls per algorithm at its cap (N=n)
 #   make format        clang-format every C source
 #
 # docs/architecture.md maps each target and source file.
@@ -48,7 +49,8 @@ FIBTRACE_PURE := src/fibtrace/run.c src/fibtrace/aggregate.c src/fibtrace/report
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 
-.PHONY: all deps module modules user vmtest test unit demo vmlinux-h bench bench-trace clean format check-kver
+.PHONY: all deps module modules user vmtest test unit demo vmlinux-h bench bench-trace clean format check-kver \
+	stack-depth print-bn-srcs
 
 all: user modules
 
@@ -139,6 +141,13 @@ bench-trace: all $(BUILD)/bench/trace_workload
 $(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $^ -o $@
+
+# The deepest stack of traced calls per algorithm at its cap (sizes FT_STACK_DEPTH).
+stack-depth: modules
+	@scripts/stack-depth.sh build/$(firstword $(KERNELS))/fibdrv.ko $(N)
+
+print-bn-srcs:
+	@echo $(BN_SRCS)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')

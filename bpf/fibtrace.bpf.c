@@ -23,6 +23,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
 const volatile __u32 filter_tgid; /* 0: every process */
+/* The pid namespace filter_tgid is in: fibtrace's (st_dev, st_ino of /proc/self/ns/pid). */
+const volatile __u64 pidns_dev;
+const volatile __u64 pidns_ino;
 const volatile __u32 hist_bits; /* log2 sub-bucket bits, 0..3 */
 const volatile __u64 lin_min; /* linear histogram when lin_step != 0 */
 const volatile __u64 lin_step;
@@ -30,6 +33,15 @@ const volatile __u64 lin_buckets; /* buckets between min and max */
 const volatile __u64 ringbuf_wakeup_bytes = 1; /* wake user space from this fill */
 const volatile __u32 nr_events; /* counters (-e): 0 prunes the counter path */
 const volatile __u32 nr_cpus; /* cnt_events index = event * nr_cpus + cpu */
+
+/*
+ * Set by user space once every program is attached: until then nothing is
+ * recorded, so no call is half seen while the programs go live one by one
+ * (a call already running then is counted as an unmatched exit).
+ */
+__u32 enabled;
+/* The deepest stack of traced calls seen (a report figure; racy between CPUs). */
+__u32 max_depth;
 
 /* fibdrv's per-open state, relocated against the module's BTF. */
 struct fibdrv_file {
@@ -40,6 +52,7 @@ struct fibdrv_file {
 struct ft_frame {
 	__u64 start;
 	__u64 child_ns;
+	__u64 id; /* the call's stack address (FENTRY_ID, KPROBE_ID) */
 	__u32 slot;
 	__u32 pad;
 };
@@ -293,56 +306,110 @@ static __always_inline void account(__u32 slot, __u64 dur, __u64 self)
 		fs->max_ns = dur;
 }
 
+/* -p, --sweep: only the process filter_tgid, as fibtrace's pid namespace numbers it. */
 static __always_inline bool filtered(void)
 {
-	return filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid;
+	struct bpf_pidns_info ns;
+
+	if (!filter_tgid)
+		return false;
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+		return true; /* a task outside that namespace is not the one */
+	return ns.tgid != filter_tgid;
 }
 
 /*
- * Entry of any slot. @arg is fibdrv_copy's length argument; for
- * fib_read, @n and @algo are the read's. Only fib_read and the module's
- * functions create task state: _copy_to_user counts only inside a read.
+ * Frames whose exit can no longer come: the top frame is stale when a new
+ * entry of this task sits above its stack position (@id is the entry's
+ * stack address; the kernel stack grows down, so a live caller's frame is
+ * at or above its callees': at, for a tail call, whose kprobe sees the
+ * caller's return address slot). Their exits were lost (a kretprobe
+ * instance missing, fexit skipped by the recursion guard): dropped and
+ * counted, so they neither shrink the stack nor pair with a later exit. A
+ * lost exit at exactly the new entry's position is not caught here; the
+ * caller's exit counts it as unwound.
  */
-static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg)
+static __always_inline void drop_stale(struct ft_task *st, __u64 id)
+{
+	__u32 k, d, i;
+
+	for (k = 0; k < FT_STACK_DEPTH; k++) {
+		d = st->depth;
+		if (d == 0 || d > FT_STACK_DEPTH)
+			break;
+		i = (d - 1) & (FT_STACK_DEPTH - 1);
+		if (st->stack[i].id >= id)
+			break;
+		if (st->stack[i].slot == FT_SLOT_READ)
+			st->in_read = 0;
+		st->depth = d - 1;
+		count_lost(FT_LOST_NO_RETURN);
+	}
+}
+
+/* fibdrv_compute, fibdrv_format, fibdrv_copy: called only inside fib_read. */
+static __always_inline bool is_stage(__u32 slot)
+{
+	return slot == FT_SLOT_COMPUTE || slot == FT_SLOT_FORMAT || slot == FT_SLOT_COPY;
+}
+
+/* Per-read state at fib_read's entry. */
+static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
+{
+	st->n = n;
+	st->algo = algo;
+	st->in_read = 1;
+	st->copy_calls = 0;
+	st->copy_bytes = 0;
+	st->copy_ns = 0;
+	st->stage_ns[0] = 0;
+	st->stage_ns[1] = 0;
+	st->stage_ns[2] = 0;
+}
+
+/*
+ * Entry of any slot; @id identifies the call (its stack address: the
+ * trampoline frame for fentry, the stack pointer for kprobes). @arg is
+ * fibdrv_copy's length argument; for fib_read, @n and @algo are the read's.
+ * Only fib_read and the module's functions create task state:
+ * _copy_to_user counts only inside a read.
+ */
+static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64 id)
 {
 	struct ft_task *st;
 	__u32 d;
 
-	if (filtered())
+	if (!enabled || filtered())
 		return 0;
 	st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
-				  slot == FT_SLOT_COPY_TO_USER ?
-					  0 :
-					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+				  slot == FT_SLOT_COPY_TO_USER ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
 		if (slot != FT_SLOT_COPY_TO_USER)
 			count_lost(FT_LOST_TASK_STORAGE);
 		return 0;
 	}
-	if (slot == FT_SLOT_COPY_TO_USER) {
-		if (!st->in_read)
-			return 0;
-	} else if (slot == FT_SLOT_COPY) {
-		if (st->in_read)
-			st->copy_bytes += arg;
-	} else if (slot == FT_SLOT_READ) {
-		st->n = n;
-		st->algo = algo;
-		st->in_read = 1;
-		st->copy_calls = 0;
-		st->copy_bytes = 0;
-		st->copy_ns = 0;
-		st->stage_ns[0] = 0;
-		st->stage_ns[1] = 0;
-		st->stage_ns[2] = 0;
+	drop_stale(st, id);
+	if (slot == FT_SLOT_COPY_TO_USER && !st->in_read)
+		return 0;
+	if (is_stage(slot) && !st->in_read) {
+		/* Its read began before tracing did: the read is lost, not half seen. */
+		count_lost(FT_LOST_OUTSIDE_READ);
+		return 0;
 	}
+	if (slot == FT_SLOT_COPY && st->in_read)
+		st->copy_bytes += arg;
+	else if (slot == FT_SLOT_READ)
+		read_begin(st, n, algo);
 	d = st->depth;
 	if (d >= FT_STACK_DEPTH) {
 		st->depth = d + 1;
 		count_lost(FT_LOST_STACK_OVERFLOW);
 		return 0;
 	}
+	if (d + 1 > max_depth)
+		max_depth = d + 1; /* racy between CPUs: a report figure, not a limit */
 	st->stack[d].slot = slot;
+	st->stack[d].id = id;
 	st->stack[d].child_ns = 0;
 	st->depth = d + 1;
 	if (nr_events)
@@ -384,75 +451,32 @@ static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
 				      BPF_RB_NO_WAKEUP);
 }
 
-static __noinline int on_exit(__u32 slot, __s64 ret)
+/*
+ * The frame of this exit: the one with its identity (@id) and slot, nearly
+ * always the top one. FT_STACK_DEPTH when there is none.
+ */
+static __always_inline __u32 find_frame(struct ft_task *st, __u32 d, __u32 slot, __u64 id)
 {
-	__u64 now = bpf_ktime_get_ns(), dur, self, child;
-	struct ft_task *st;
-	__u32 d, i, k, found = FT_STACK_DEPTH;
+	__u32 i = d - 1, k;
 
-	if (filtered())
-		return 0;
-	st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-	if (slot == FT_SLOT_COPY_TO_USER && (!st || !st->in_read))
-		return 0;
-	if (!st) {
-		count_lost(FT_LOST_UNMATCHED_EXIT);
-		return 0;
-	}
-	d = st->depth;
-	if (d == 0) {
-		count_lost(FT_LOST_UNMATCHED_EXIT);
-		return 0;
-	}
-	if (d > FT_STACK_DEPTH) {
-		st->depth = d - 1; /* an overflowed frame: already counted */
-		return 0;
-	}
-	/*
-	 * The innermost frame of this slot; frames above it lost their exit.
-	 * Nearly always the top one: test it before searching.
-	 */
-	i = d - 1;
-	/* Keep the mask: the verifier needs it even where d <= 16 is known. */
+	/* Keep the mask: the verifier needs it even where d <= FT_STACK_DEPTH is known. */
 	asm volatile("" : "+r"(i));
 	i &= FT_STACK_DEPTH - 1;
-	if (st->stack[i].slot == slot) {
-		found = i;
-	} else {
-		for (k = 1; k < FT_STACK_DEPTH; k++) {
-			if (k >= d)
-				break;
-			i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
-			if (st->stack[i].slot == slot) {
-				found = i;
-				break;
-			}
-		}
-	}
-	if (found >= FT_STACK_DEPTH) {
-		count_lost(FT_LOST_UNMATCHED_EXIT);
-		return 0;
-	}
-	for (k = found + 1; k < FT_STACK_DEPTH; k++) {
+	if (st->stack[i].id == id && st->stack[i].slot == slot)
+		return i;
+	for (k = 1; k < FT_STACK_DEPTH; k++) {
 		if (k >= d)
 			break;
-		count_lost(FT_LOST_UNWOUND);
+		i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
+		if (st->stack[i].id == id && st->stack[i].slot == slot)
+			return i;
 	}
-	/* Bounded above, but 6.12's verifier also wants a lower bound for the index. */
-	asm volatile("" : "+r"(found));
-	found &= FT_STACK_DEPTH - 1;
-	st->depth = found;
-	dur = now - st->stack[found].start;
-	child = st->stack[found].child_ns;
-	self = dur > child ? dur - child : 0;
-	if (found > 0)
-		st->stack[(found - 1) & (FT_STACK_DEPTH - 1)].child_ns += dur;
-	account(slot, dur, self);
-	if (nr_events)
-		counters_on_exit(st, found, slot);
+	return FT_STACK_DEPTH;
+}
 
-	if (!st->in_read)
-		return 0;
+/* A traced stage of the read, or the read itself, ended. */
+static __always_inline void read_stage(struct ft_task *st, __u32 slot, __u64 dur, __s64 ret)
+{
 	switch (slot) {
 	case FT_SLOT_COMPUTE:
 		st->stage_ns[0] += dur;
@@ -472,6 +496,55 @@ static __noinline int on_exit(__u32 slot, __s64 ret)
 		emit_read(st, dur, ret);
 		break;
 	}
+}
+
+/* Exit of any slot; @id as at entry (so frames pair by identity, not by slot). */
+static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
+{
+	__u64 now = bpf_ktime_get_ns(), dur, self, child;
+	struct ft_task *st;
+	__u32 d, k, found;
+
+	if (!enabled || filtered())
+		return 0;
+	st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	/* Entries outside a read were not recorded (or already counted). */
+	if ((slot == FT_SLOT_COPY_TO_USER || is_stage(slot)) && (!st || !st->in_read))
+		return 0;
+	if (!st || st->depth == 0) {
+		count_lost(FT_LOST_UNMATCHED_EXIT);
+		return 0;
+	}
+	d = st->depth;
+	if (d > FT_STACK_DEPTH) {
+		st->depth = d - 1; /* an overflowed frame: already counted */
+		return 0;
+	}
+	found = find_frame(st, d, slot, id);
+	if (found >= FT_STACK_DEPTH) {
+		count_lost(FT_LOST_UNMATCHED_EXIT);
+		return 0;
+	}
+	/* Frames above it lost their exit. */
+	for (k = found + 1; k < FT_STACK_DEPTH; k++) {
+		if (k >= d)
+			break;
+		count_lost(FT_LOST_UNWOUND);
+	}
+	/* Bounded above, but 6.12's verifier also wants a lower bound for the index. */
+	asm volatile("" : "+r"(found));
+	found &= FT_STACK_DEPTH - 1;
+	st->depth = found;
+	dur = now - st->stack[found].start;
+	child = st->stack[found].child_ns;
+	self = dur > child ? dur - child : 0;
+	if (found > 0)
+		st->stack[(found - 1) & (FT_STACK_DEPTH - 1)].child_ns += dur;
+	account(slot, dur, self);
+	if (nr_events)
+		counters_on_exit(st, found, slot);
+	if (st->in_read)
+		read_stage(st, slot, dur, ret);
 	return 0;
 }
 
@@ -480,82 +553,93 @@ static __noinline int on_exit(__u32 slot, __s64 ret)
 #define FT_KPROBE(name, args...) BPF_KPROBE(name, ##args)
 #define FT_KRETPROBE(name, args...) BPF_KRETPROBE(name, ##args)
 
-static __always_inline int read_entry(struct file *file, loff_t *ppos)
+/*
+ * A call's identity, the same at its entry and its exit: fentry and fexit
+ * programs of one call get the same ctx, the arguments saved in that call's
+ * trampoline frame; a kprobe sees the stack pointer at the function's entry
+ * (pointing at the return address), a kretprobe the stack pointer after the
+ * return popped it.
+ */
+#define FENTRY_ID ((__u64)ctx)
+#define KPROBE_ID ((__u64)PT_REGS_SP(ctx))
+#define KRETPROBE_ID ((__u64)PT_REGS_SP(ctx) - sizeof(long))
+
+static __always_inline int read_entry(struct file *file, loff_t *ppos, __u64 id)
 {
 	struct fibdrv_file *ff = BPF_CORE_READ(file, private_data);
 	__u64 n = 0;
 
 	bpf_probe_read_kernel(&n, sizeof(n), ppos);
-	return on_entry(FT_SLOT_READ, n, BPF_CORE_READ(ff, algo_id), 0);
+	return on_entry(FT_SLOT_READ, n, BPF_CORE_READ(ff, algo_id), 0, id);
 }
 
 /* The fixed slots with arguments or roles: fib_read, fibdrv_copy, _copy_to_user. */
 SEC("ftfentry")
 int FT_TRACING(FT_PROG(fe, 0), struct file *file, char *buf, size_t size, loff_t *ppos)
 {
-	return read_entry(file, ppos);
+	return read_entry(file, ppos, FENTRY_ID);
 }
 
 SEC("ftfexit")
 int FT_TRACING(FT_PROG(fx, 0), struct file *file, char *buf, size_t size, loff_t *ppos,
 	     ssize_t ret)
 {
-	return on_exit(FT_SLOT_READ, ret);
+	return on_exit(FT_SLOT_READ, ret, FENTRY_ID);
 }
 
 SEC("kprobe")
 int FT_KPROBE(FT_PROG(kp, 0), struct file *file, char *buf, size_t size, loff_t *ppos)
 {
-	return read_entry(file, ppos);
+	return read_entry(file, ppos, KPROBE_ID);
 }
 
 SEC("kretprobe")
 int FT_KRETPROBE(FT_PROG(kr, 0), long ret)
 {
-	return on_exit(FT_SLOT_READ, ret);
+	return on_exit(FT_SLOT_READ, ret, KRETPROBE_ID);
 }
 
 SEC("ftfentry")
 int FT_TRACING(FT_PROG(fe, 3), char *ubuf, const char *kbuf, size_t len)
 {
-	return on_entry(FT_SLOT_COPY, 0, 0, len);
+	return on_entry(FT_SLOT_COPY, 0, 0, len, FENTRY_ID);
 }
 
 SEC("ftfexit")
 int FT_TRACING(FT_PROG(fx, 3))
 {
-	return on_exit(FT_SLOT_COPY, 0);
+	return on_exit(FT_SLOT_COPY, 0, FENTRY_ID);
 }
 
 SEC("kprobe")
 int FT_KPROBE(FT_PROG(kp, 3), char *ubuf, const char *kbuf, size_t len)
 {
-	return on_entry(FT_SLOT_COPY, 0, 0, len);
+	return on_entry(FT_SLOT_COPY, 0, 0, len, KPROBE_ID);
 }
 
 SEC("kretprobe")
 int FT_KRETPROBE(FT_PROG(kr, 3))
 {
-	return on_exit(FT_SLOT_COPY, 0);
+	return on_exit(FT_SLOT_COPY, 0, KRETPROBE_ID);
 }
 
 /* Generic slots: no arguments needed. */
-#define SLOT(i)                                          \
-	SEC("ftfentry") int FT_TRACING(FT_PROG(fe, i))               \
-	{                                                \
-		return on_entry(i, 0, 0, 0);             \
-	}                                                \
-	SEC("ftfexit") int FT_TRACING(FT_PROG(fx, i))                \
-	{                                                \
-		return on_exit(i, 0);                    \
-	}                                                \
-	SEC("kprobe") int FT_KPROBE(FT_PROG(kp, i))             \
-	{                                                \
-		return on_entry(i, 0, 0, 0);             \
-	}                                                \
-	SEC("kretprobe") int FT_KRETPROBE(FT_PROG(kr, i))       \
-	{                                                \
-		return on_exit(i, 0);                    \
+#define SLOT(i)                                                  \
+	SEC("ftfentry") int FT_TRACING(FT_PROG(fe, i))           \
+	{                                                        \
+		return on_entry(i, 0, 0, 0, FENTRY_ID);          \
+	}                                                        \
+	SEC("ftfexit") int FT_TRACING(FT_PROG(fx, i))            \
+	{                                                        \
+		return on_exit(i, 0, FENTRY_ID);                 \
+	}                                                        \
+	SEC("kprobe") int FT_KPROBE(FT_PROG(kp, i))              \
+	{                                                        \
+		return on_entry(i, 0, 0, 0, KPROBE_ID);          \
+	}                                                        \
+	SEC("kretprobe") int FT_KRETPROBE(FT_PROG(kr, i))        \
+	{                                                        \
+		return on_exit(i, 0, KRETPROBE_ID);              \
 	}
 
 /* slot 4 is _copy_to_user (FT_SLOT_COPY_TO_USER): on_entry keeps it to fib_read */

@@ -30,8 +30,12 @@
 #define FT_PROG(prefix, slot) prefix##_##slot
 #define FT_PROG_PREFIXES { { "fe", "fx" }, { "kp", "kr" } } /* [kprobe][exit] */
 
-/* Per-task call stack depth; deeper calls are counted as overflows. */
-#define FT_STACK_DEPTH 16
+/*
+ * Per-task call stack depth (a power of two); deeper calls are counted as
+ * overflows. The deepest stack of traced calls at every algorithm's largest
+ * n is about 30 (docs/measurement.md): 64 keeps every frame.
+ */
+#define FT_STACK_DEPTH 64
 
 /*
  * Histogram: log2 buckets split into 2^hist_bits linear sub-buckets
@@ -60,6 +64,8 @@ enum ft_lost {
 	FT_LOST_TASK_STORAGE, /* task storage unavailable (busy or ENOMEM) */
 	FT_LOST_RINGBUF, /* per-read records dropped: ring buffer full */
 	FT_LOST_COUNTERS, /* calls left out of the counter totals (see below) */
+	FT_LOST_NO_RETURN, /* frames dropped: a later entry sat above them */
+	FT_LOST_OUTSIDE_READ, /* read stages whose fib_read began before tracing */
 	FT_LOST_NR,
 };
 

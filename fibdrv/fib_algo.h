@@ -57,6 +57,15 @@ const struct fib_algo *fib_algo_default(void);
  * the cap of a big-number algorithm), -ENOMEM, -EINTR (fatal signal).
  * On failure out is left empty (released).
  */
+/* 0 when algorithm @a accepts n; else -E2BIG (-EOVERFLOW for the u64 ones). */
+int fib_check_n(const struct fib_algo *a, u64 n);
+/*
+ * Bytes of F(n) in format @f, from a formula, without computing F(n)
+ * (fib_value.c says why it is exact); -EAGAIN in the rare case the formula
+ * cannot decide (then compute and ask fib_format_size()), -EINVAL for a bad
+ * format.
+ */
+long fib_result_size(u64 n, enum fib_format f);
 int fib_compute(const struct fib_algo *a, u64 n, struct fib_value *out);
 
 /*

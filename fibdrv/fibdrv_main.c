@@ -187,20 +187,31 @@ static long fib_ioctl_get_algo(struct fibdrv_file *ff, void __user *arg)
 	return copy_to_user(arg, &sel, sizeof(sel)) ? -EFAULT : 0;
 }
 
+/*
+ * The size a read at the current position needs, from a formula: F(n) is
+ * not computed (fib_result_size() is exact; in the rare case it cannot
+ * decide, the value is computed as a read would).
+ */
 static long fib_ioctl_result_size(struct file *file, u64 __user *arg)
 {
 	struct fibdrv_file *ff = file->private_data;
 	const struct fib_algo *algo = &fib_algos[READ_ONCE(ff->algo_id)];
+	u32 format = READ_ONCE(ff->format);
 	struct fib_value value = FIB_VALUE_INIT;
 	long len;
 
 	if (file->f_pos > max_n)
 		return -EINVAL;
-	len = fibdrv_compute(algo, file->f_pos, &value);
+	len = fib_check_n(algo, file->f_pos);
 	if (len)
 		return len;
-	len = fib_format_size(&value, READ_ONCE(ff->format));
-	fib_value_release(&value);
+	len = fib_result_size(file->f_pos, format);
+	if (len == -EAGAIN) {
+		len = fibdrv_compute(algo, file->f_pos, &value);
+		if (!len)
+			len = fib_format_size(&value, format);
+		fib_value_release(&value);
+	}
 	if (len < 0)
 		return len;
 	return put_user((u64)len, arg);

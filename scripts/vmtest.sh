@@ -30,9 +30,13 @@ command -v vng >/dev/null || { echo "vmtest: vng not found (make deps)" >&2; exi
 
 accel=(--disable-kvm)
 [ "${VM_ACCEL:-tcg}" = kvm ] && accel=()
-# VM_APPEND: extra kernel command line, e.g. "clocksource=tsc tsc=reliable".
+# VM_APPEND: the guest kernel's command line additions. By default the TSC
+# is the clocksource, as on real machines: left to choose, the emulated
+# kernel sometimes distrusts the TSC and picks HPET, and then every BPF
+# timestamp is an emulated MMIO read (fibtrace reports the clocksource).
+# VM_APPEND="" lets the kernel choose.
 append=()
-for opt in ${VM_APPEND:-}; do append+=(--append "$opt"); done
+for opt in ${VM_APPEND-clocksource=tsc tsc=reliable}; do append+=(--append "$opt"); done
 # The guest shares the host's root file system read-only; build/vm is the
 # one directory it may write back (test artefacts, plots).
 console=$(mktemp "$top/build/vm/console.XXXXXX")

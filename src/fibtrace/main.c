@@ -326,6 +326,7 @@ int main(int argc, char **argv)
 	run.cpu = cli.cpu;
 	run.filter_pid = cli.pid;
 	run.run_mode = mode_name(&cli);
+	ft_run_clocksource(&run);
 
 	/* Check, discover, prepare, start the tracer. */
 	err = check_and_discover(&cli, &run);

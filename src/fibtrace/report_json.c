@@ -26,6 +26,9 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		"\"filter_pid\": %u, \"module_btf\": %s,\n",
 		ft_mode_name(tg->t[FT_SLOT_READ].mode), run->run_mode, run->cpu, run->seconds,
 		run->filter_pid, tg->module_btf ? "true" : "false");
+	fprintf(f, "    \"clocksource\": ");
+	json_str(f, run->clocksource);
+	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u,\n", FT_STACK_DEPTH, run->max_depth);
 	if (run->hist.linear)
 		fprintf(f,
 			"    \"hist\": {\"type\": \"linear\", \"min_ns\": %" PRIu64

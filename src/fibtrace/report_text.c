@@ -14,8 +14,8 @@
 #include "report.h"
 
 const char *const ft_lost_names[FT_LOST_NR] = {
-	"unmatched_exit", "unwound", "stack_overflow",
-	"task_storage",	  "ringbuf", "counters_discarded",
+	"unmatched_exit", "unwound",	"stack_overflow",     "task_storage",
+	"ringbuf",	  "counters_discarded", "no_return",	      "outside_read",
 };
 
 static void fmt_ns_u64(char *buf, size_t size, __u64 ns)
@@ -71,8 +71,9 @@ static void text_header(FILE *f, const struct ft_run *run)
 	int nf, nk, nn;
 
 	ft_attach_counts(tg, &nf, &nk, &nn);
-	fprintf(f, "fibtrace: kernel %s, %d functions (fentry %d, kprobe %d, untraceable %d), %s",
-		run->kernel, tg->count, nf, nk, nn, run->run_mode);
+	fprintf(f, "fibtrace: kernel %s, clocksource %s, %d functions (fentry %d, kprobe %d, "
+		   "untraceable %d), %s",
+		run->kernel, run->clocksource, tg->count, nf, nk, nn, run->run_mode);
 	if (run->cpu >= 0)
 		fprintf(f, ", cpu %d", run->cpu);
 	if (run->sweep)
@@ -208,7 +209,8 @@ void ft_report_text(FILE *f, struct ft_run *run, bool hist)
 	fprintf(f, "\nlost:");
 	for (k = 0; k < FT_LOST_NR; k++)
 		fprintf(f, " %s %" PRIu64, ft_lost_names[k], (uint64_t)run->lost[k]);
-	fprintf(f, " recursion_misses %" PRIu64 "\n", (uint64_t)run->recursion_misses);
+	fprintf(f, " recursion_misses %" PRIu64 " (deepest call stack %u of %d)\n",
+		(uint64_t)run->recursion_misses, run->max_depth, FT_STACK_DEPTH);
 	if (run->read_errors)
 		fprintf(f, "read errors: %" PRIu64 "\n", (uint64_t)run->read_errors);
 }

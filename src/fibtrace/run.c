@@ -121,6 +121,17 @@ int ft_algo_list_parse(const struct ft_run *run, const char *list, __u64 last, i
 	return err ? err : n;
 }
 
+void ft_run_clocksource(struct ft_run *run)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	snprintf(run->clocksource, sizeof(run->clocksource), "unknown");
+	if (f && fscanf(f, "%31s", run->clocksource) != 1)
+		snprintf(run->clocksource, sizeof(run->clocksource), "unknown");
+	if (f)
+		fclose(f);
+}
+
 double ft_now_s(void)
 {
 	struct timespec ts;

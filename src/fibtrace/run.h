@@ -85,6 +85,8 @@ struct ft_run {
 	char warnings[16][256];
 	int nwarnings;
 	bool raw; /* --raw: include every read in the JSON */
+	char clocksource[32]; /* the kernel's, which bpf_ktime_get_ns reads */
+	__u32 max_depth; /* deepest stack of traced calls seen (FT_STACK_DEPTH kept) */
 	unsigned int filter_pid;
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
 };
@@ -106,6 +108,8 @@ void ft_warn(struct ft_run *run, const char *fmt, ...) __attribute__((format(pri
 int ft_algo_list_parse(const struct ft_run *run, const char *list, __u64 last, int *ids, int max,
 		       const char *what);
 
+/* The kernel's clocksource (tsc, hpet, ...), which every BPF timestamp reads. */
+void ft_run_clocksource(struct ft_run *run);
 /* CLOCK_MONOTONIC in seconds. */
 double ft_now_s(void);
 

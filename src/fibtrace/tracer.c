@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -189,8 +190,14 @@ static void configure(struct ft_tracer *tr)
 {
 	struct fibtrace *skel = tr->skel;
 	const struct ft_run *run = tr->run;
+	struct stat ns;
 
 	skel->rodata->filter_tgid = run->filter_pid;
+	if (run->filter_pid && !stat("/proc/self/ns/pid", &ns)) {
+		/* The pid is the one fibtrace sees: in a container, its namespace's. */
+		skel->rodata->pidns_dev = ns.st_dev;
+		skel->rodata->pidns_ino = ns.st_ino;
+	}
 	skel->rodata->hist_bits = run->hist.bits;
 	if (run->hist.linear) {
 		skel->rodata->lin_min = run->hist.lin_min;
@@ -362,6 +369,8 @@ int ft_tracer_attach(struct ft_tracer *tr)
 		return exit_status(err);
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
+	/* Every program is attached: from now on calls are recorded whole. */
+	tr->skel->bss->enabled = 1;
 	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
 	if (!tr->rb) {
 		fprintf(stderr, "fibtrace: ring buffer: %s\n", strerror(errno));
@@ -464,6 +473,7 @@ int ft_tracer_collect(struct ft_tracer *tr)
 	}
 	free(buf);
 	collect_lost(tr, ncpus);
+	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);
 }
 

@@ -912,6 +912,53 @@ static void test_registry(void)
 	group_end("fib.enomem_paths_free_everything");
 }
 
+/* One n: the formula's size against the formatted value's, both formats. */
+static void check_result_size(const struct fib_algo *a, u64 n, long *undecided)
+{
+	struct fib_value v = FIB_VALUE_INIT;
+	int f;
+
+	if (fib_compute(a, n, &v)) {
+		fail("F(%llu) failed", (unsigned long long)n);
+		return;
+	}
+	for (f = FIBDRV_FORMAT_DEC; f <= FIBDRV_FORMAT_BIN; f++) {
+		long want = fib_format_size(&v, (enum fib_format)f);
+		long got = fib_result_size(n, (enum fib_format)f);
+
+		if (got == -EAGAIN)
+			(*undecided)++;
+		else if (got != want)
+			fail("F(%llu) format %d: formula %ld, value %ld", (unsigned long long)n, f,
+			     got, want);
+	}
+	fib_value_release(&v);
+}
+
+/* fib_result_size() (FIBDRV_IOC_RESULT_SIZE) against the computed values. */
+static void test_result_size(void)
+{
+	const struct fib_algo *a = fib_algo_default();
+	long undecided = 0;
+	u64 n;
+	int i;
+
+	group_begin();
+	for (n = 0; n <= 3000; n++)
+		check_result_size(a, n, &undecided);
+#ifndef BN_TEST_REDUCED
+	for (i = 0; i < 300; i++)
+		check_result_size(a, 3000 + rnd() % 400000, &undecided);
+	check_result_size(a, 1000000, &undecided);
+#endif
+	(void)i;
+	if (fib_result_size(5, (enum fib_format)7) != -EINVAL)
+		fail("unknown format accepted");
+	if (undecided > 2)
+		fail("%ld sizes left undecided (expected about 2^-29 of them)", undecided);
+	group_end("fib.result_size_formula");
+}
+
 int main(void)
 {
 	clock_t t0 = clock();
@@ -924,6 +971,7 @@ int main(void)
 	test_values();
 	test_registry();
 	test_algorithms();
+	test_result_size();
 	fprintf(stderr, "unit_bn: %d failure(s), %.1f s CPU\n", failures,
 		(double)(clock() - t0) / CLOCKS_PER_SEC);
 	return failures ? 1 : 0;

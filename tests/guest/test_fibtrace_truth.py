@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Measurement truth in the guest: every frame kept at depth (no stack
+overflow where the Karatsuba/Toom recursion is deepest for a read the suite
+can afford), the pid filter inside a pid namespace, one compute per read
+under a client that asks the result size first, and a read already running
+when tracing starts reported as lost rather than as a call. Runs as root
+with fibdrv loaded.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gtest import check, skip  # noqa: E402
+import gtest  # noqa: E402
+
+FIBTRACE = os.path.abspath("build/fibtrace")
+CLIENT = os.path.abspath("build/fibclient")
+
+
+def fibtrace_json(name, args, pre=(), timeout=600):
+    p = subprocess.run(list(pre) + [FIBTRACE, "--json"] + args, capture_output=True,
+                       text=True, timeout=timeout)
+    if not check(f"{name}.exit", p.returncode == 0,
+                 f"exit {p.returncode}: {p.stderr.strip()[-300:]}"):
+        return None
+    return json.loads(p.stdout)
+
+
+def funcs(doc):
+    return {f["name"]: f for f in doc["functions"]}
+
+
+def lost_except(doc, *names):
+    return {k: v for k, v in doc["lost"].items() if v and k not in names}
+
+
+def test_depth():
+    """n = 65537, default algorithm, every function traced: deeper than the old 16 frames."""
+    doc = fibtrace_json("truth.depth", ["--sweep", "65537:65537"])
+    if not doc:
+        return
+    fr = funcs(doc)["fib_read"]
+    meta = doc["meta"]
+    check("truth.depth.one_read", fr["count"] == 1, str(fr["count"]))
+    check("truth.depth.nothing_lost", not lost_except(doc), str(doc["lost"]))
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        clock = f.read().strip()
+    check("truth.clocksource", meta["clocksource"] == clock, f"{meta['clocksource']} != {clock}")
+    check("truth.depth.deeper_than_16", 16 < meta["max_depth"] < meta["stack_depth"],
+          f"max_depth {meta['max_depth']} of {meta['stack_depth']}")
+
+
+def test_pid_namespace():
+    """--sweep counts its own reads by pid, here in a new pid namespace (pid 1)."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        skip("truth.pidns", "no unshare(1) in the guest")
+        return
+    doc = fibtrace_json("truth.pidns", ["--no-discover", "--sweep", "0:20"],
+                        pre=[unshare, "--pid", "--fork", "--mount-proc"])
+    if not doc:
+        return
+    fr = funcs(doc)["fib_read"]
+    check("truth.pidns.filter_pid", doc["meta"]["filter_pid"] == 1,
+          f"filter_pid {doc['meta']['filter_pid']} (fibtrace is pid 1 in its namespace)")
+    check("truth.pidns.counts_own_reads", fr["count"] == 21 and len(doc["per_n"]) == 21,
+          f"fib_read {fr['count']}, per_n rows {len(doc['per_n'])} (want 21)")
+
+
+def test_one_compute():
+    """fibclient asks FIBDRV_IOC_RESULT_SIZE before every read: no second compute."""
+    doc = fibtrace_json("truth.one_compute", ["--no-discover", "--", CLIENT, "-q", "--sweep",
+                                              "100:120"])
+    if not doc:
+        return
+    fs = funcs(doc)
+    check("truth.one_compute.per_read",
+          fs["fib_read"]["count"] == 21 and fs["fibdrv_compute"]["count"] == 21,
+          f"fib_read {fs['fib_read']['count']}, fibdrv_compute {fs['fibdrv_compute']['count']}")
+
+
+def test_attach_window():
+    """A read running when tracing starts is reported as lost, not as a (short) read."""
+    algo = "bn-iter"
+    limits = dict(gtest.algorithms())
+    if algo not in limits:
+        skip("truth.window", f"no {algo}")
+        return
+    n, rounds = limits[algo], 4
+    t0 = time.monotonic()
+    subprocess.run([CLIENT, "-q", "--algo", algo, str(n)], check=True, timeout=600)
+    alone = time.monotonic() - t0
+    print(f"# {algo} F({n}) alone: {alone:.1f} s; {rounds} in a row while fibtrace starts")
+    # Reads back to back: whenever tracing starts, one of them is running.
+    reader = subprocess.Popen(["sh", "-c", f"for i in $(seq {rounds}); do {CLIENT} -q "
+                               f"--algo {algo} {n}; done"])
+    doc = fibtrace_json("truth.window", ["--no-discover", "-d", str(alone * rounds + 15)])
+    reader.wait(timeout=600)
+    if not doc:
+        return
+    reads, lost = funcs(doc)["fib_read"]["count"], doc["lost"]["outside_read"]
+    whole = all(r["breakdown"]["compute_ns"] > 0 and r["parts_over_total"] == 0
+                for r in doc["per_n"])
+    check("truth.window.lost_not_call", lost >= 1 and reads < rounds and whole,
+          f"lost.outside_read {lost}, fib_read {reads} of {rounds} reads, every recorded "
+          f"read whole: {whole}")
+
+
+def main():
+    test_depth()
+    test_pid_namespace()
+    test_one_compute()
+    test_attach_window()
+
+
+gtest.run(main)
