@@ -53,7 +53,6 @@ struct ft_frame {
 	__u64 start;
 	__u64 child_ns;
 	__u64 id; /* the call's stack address (FENTRY_ID, KPROBE_ID) */
-	__u64 off_at_entry; /* the task's off_total at entry */
 	__u32 slot;
 	__u32 pad;
 };
@@ -75,8 +74,6 @@ struct ft_task {
 	__u64 stage_ns[FT_STAGES];
 	__u64 copy_bytes;
 	__u64 copy_ns;
-	__u64 off_total; /* time this task spent off the CPU inside traced calls */
-	__u64 off_since; /* when it was switched out inside one, 0 when running */
 	struct ft_frame stack[FT_STACK_DEPTH];
 	/* Counters (-e): entry values per frame, fib_read's deltas. */
 	struct ft_cnt_frame cnt[FT_STACK_DEPTH];
@@ -164,7 +161,7 @@ static __always_inline __u32 hist_index(__u64 v)
 	return idx;
 }
 
-static __always_inline void account(__u32 slot, __u64 dur, __u64 self, __u64 off)
+static __always_inline void account(__u32 slot, __u64 dur, __u64 self)
 {
 	struct ft_func_stats *fs = bpf_map_lookup_elem(&stats, &slot);
 	__u32 idx;
@@ -179,7 +176,6 @@ static __always_inline void account(__u32 slot, __u64 dur, __u64 self, __u64 off
 	fs->count++;
 	fs->total_ns += dur;
 	fs->self_ns += self;
-	fs->off_ns += off;
 	fs->hist[idx]++;
 	if (!fs->min_ns || dur < fs->min_ns)
 		fs->min_ns = dur ? dur : 1; /* 0 means unset */
@@ -292,7 +288,6 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	st->stack[d].slot = slot;
 	st->stack[d].id = id;
 	st->stack[d].child_ns = 0;
-	st->stack[d].off_at_entry = st->off_total;
 	st->depth = d + 1;
 	if (nr_events)
 		counters_on_entry(st, d);
@@ -301,7 +296,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	return 0;
 }
 
-static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret, __u64 off)
+static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
 {
 	struct ft_read_rec *r;
 
@@ -318,7 +313,6 @@ static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret, 
 	r->stage_ns[2] = st->stage_ns[2];
 	r->copy_bytes = st->copy_bytes;
 	r->copy_ns = st->copy_ns;
-	r->off_ns = off;
 	r->copy_calls = st->copy_calls;
 	r->ret = ret;
 	r->tid = (__u32)bpf_get_current_pid_tgid();
@@ -358,8 +352,7 @@ static __always_inline __u32 find_frame(struct ft_task *st, __u32 d, __u32 slot,
 }
 
 /* A traced stage of the read, or the read itself, ended. */
-static __always_inline void read_stage(struct ft_task *st, __u32 slot, __u64 dur, __s64 ret,
-				       __u64 off)
+static __always_inline void read_stage(struct ft_task *st, __u32 slot, __u64 dur, __s64 ret)
 {
 	switch (slot) {
 	case FT_SLOT_COMPUTE:
@@ -377,7 +370,7 @@ static __always_inline void read_stage(struct ft_task *st, __u32 slot, __u64 dur
 		break;
 	case FT_SLOT_READ:
 		st->in_read = 0;
-		emit_read(st, dur, ret, off);
+		emit_read(st, dur, ret);
 		break;
 	}
 }
@@ -385,7 +378,7 @@ static __always_inline void read_stage(struct ft_task *st, __u32 slot, __u64 dur
 /* Exit of any slot; @id as at entry (so frames pair by identity, not by slot). */
 static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 {
-	__u64 now = bpf_ktime_get_ns(), dur, self, child, off;
+	__u64 now = bpf_ktime_get_ns(), dur, self, child;
 	struct ft_task *st;
 	__u32 d, k, found;
 
@@ -424,12 +417,11 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	self = dur > child ? dur - child : 0;
 	if (found > 0)
 		st->stack[(found - 1) & (FT_STACK_DEPTH - 1)].child_ns += dur;
-	off = st->off_total - st->stack[found].off_at_entry;
-	account(slot, dur, self, off);
+	account(slot, dur, self);
 	if (nr_events)
 		counters_on_exit(st, found, slot);
 	if (st->in_read)
-		read_stage(st, slot, dur, ret, off);
+		read_stage(st, slot, dur, ret);
 	return 0;
 }
 
@@ -456,32 +448,6 @@ static __always_inline int read_entry(struct file *file, loff_t *ppos, __u64 id)
 
 	bpf_probe_read_kernel(&n, sizeof(n), ppos);
 	return on_entry(FT_SLOT_READ, n, BPF_CORE_READ(ff, algo_id), 0, id);
-}
-
-/*
- * Off-CPU time: a task switched out inside a traced call (it has open
- * frames) starts a stretch off the CPU; switched back in, the stretch is
- * added to its off_total, which every open frame sees at its exit
- * (off_at_entry). Only tasks with traced calls have storage here.
- */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	struct ft_task *st;
-	__u64 now;
-
-	if (!enabled)
-		return 0;
-	now = bpf_ktime_get_ns();
-	st = bpf_task_storage_get(&tasks, prev, 0, 0);
-	if (st && st->depth)
-		st->off_since = now;
-	st = bpf_task_storage_get(&tasks, next, 0, 0);
-	if (st && st->off_since) {
-		st->off_total += now - st->off_since;
-		st->off_since = 0;
-	}
-	return 0;
 }
 
 /* The fixed slots with arguments or roles: fib_read, fibdrv_copy, _copy_to_user. */

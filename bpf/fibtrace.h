@@ -53,7 +53,6 @@ struct ft_func_stats {
 	__u64 self_ns; /* sum of durations minus traced children */
 	__u64 min_ns; /* valid when count != 0 */
 	__u64 max_ns;
-	__u64 off_ns; /* time off the CPU inside the calls (preempted or asleep) */
 	__u64 hist[FT_HIST_SLOTS]; /* call durations (total time) */
 };
 
@@ -109,7 +108,6 @@ struct ft_read_rec {
 	__u64 stage_ns[FT_STAGES]; /* compute, format, copy inside this read */
 	__u64 copy_bytes; /* fibdrv_copy's len argument */
 	__u64 copy_ns; /* _copy_to_user time inside this read (if traceable) */
-	__u64 off_ns; /* time off the CPU inside this read (sched_switch) */
 	__s64 ret; /* fib_read return value */
 	__u32 algo; /* fibdrv_file.algo_id */
 	__u32 tid;

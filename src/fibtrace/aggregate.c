@@ -95,7 +95,7 @@ static __u64 quantile_u64(const double *sorted, size_t n, double q)
 	return (__u64)llround(stats_quantile_sorted(sorted, n, q));
 }
 
-enum pern_part { PART_TOTAL, PART_COMPUTE, PART_FORMAT, PART_COPY, PART_REST, PART_OFF };
+enum pern_part { PART_TOTAL, PART_COMPUTE, PART_FORMAT, PART_COPY, PART_REST };
 
 static double part_of(const struct ft_read_rec *x, enum pern_part part)
 {
@@ -106,8 +106,6 @@ static double part_of(const struct ft_read_rec *x, enum pern_part part)
 		return x->total_ns;
 	case PART_REST:
 		return x->total_ns > parts ? x->total_ns - parts : 0;
-	case PART_OFF:
-		return x->off_ns;
 	default:
 		return x->stage_ns[part - PART_COMPUTE];
 	}
@@ -154,8 +152,6 @@ static void pern_row(const struct ft_read_rec *recs, size_t cnt, double *tmp, st
 	r->copy = quantile_u64(tmp, cnt, 0.5);
 	sorted_part(recs, cnt, PART_REST, tmp);
 	r->rest = quantile_u64(tmp, cnt, 0.5);
-	sorted_part(recs, cnt, PART_OFF, tmp);
-	r->off = quantile_u64(tmp, cnt, 0.5);
 }
 
 size_t ft_pern_build(struct ft_run *run, struct ft_pern **out)
@@ -368,7 +364,6 @@ void ft_interval_delta(struct ft_run *run, struct ft_interval_prev *prev, __u64 
 		s->count -= prev[i].st.count;
 		s->total_ns -= prev[i].st.total_ns;
 		s->self_ns -= prev[i].st.self_ns;
-		s->off_ns -= prev[i].st.off_ns;
 		for (h = 0; h < FT_HIST_SLOTS; h++)
 			s->hist[h] -= prev[i].st.hist[h];
 		prev[i].st = cur;

@@ -31,7 +31,6 @@ struct ft_pern {
 	__u64 n, count, errors;
 	__u64 median, p90, p99, min, max;
 	__u64 compute, format, copy, rest; /* medians over the reads */
-	__u64 off; /* median time off the CPU */
 	__u64 parts_over_total;		   /* reads whose parts exceed the total: 0 */
 };
 /* Sorts run->recs by (algo, n) and builds one row per pair: rows, *out malloc'd. */

@@ -28,8 +28,7 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		run->filter_pid, tg->module_btf ? "true" : "false");
 	fprintf(f, "    \"clocksource\": ");
 	json_str(f, run->clocksource);
-	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u, \"off_cpu\": %s,\n", FT_STACK_DEPTH,
-		run->max_depth, run->off_cpu ? "true" : "false");
+	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u,\n", FT_STACK_DEPTH, run->max_depth);
 	if (run->hist.linear)
 		fprintf(f,
 			"    \"hist\": {\"type\": \"linear\", \"min_ns\": %" PRIu64
@@ -75,15 +74,13 @@ static void json_function(FILE *f, const struct ft_run *run, const struct ft_tar
 		", \"attach\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 		", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
 		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64
-		", \"off_cpu_ns\": %" PRIu64 ",\n      \"hist\": [",
+		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64 ",\n      \"hist\": [",
 		ft_attach_name(t), (uint64_t)s->count, (uint64_t)s->total_ns, (uint64_t)s->self_ns,
 		(uint64_t)s->min_ns, (uint64_t)s->max_ns,
 		(uint64_t)(s->count ? s->total_ns / s->count : 0),
 		(uint64_t)ft_hist_percentile(&run->hist, s, 0.5),
 		(uint64_t)ft_hist_percentile(&run->hist, s, 0.9),
-		(uint64_t)ft_hist_percentile(&run->hist, s, 0.99), (uint64_t)t->recursion_misses,
-		(uint64_t)s->off_ns);
+		(uint64_t)ft_hist_percentile(&run->hist, s, 0.99), (uint64_t)t->recursion_misses);
 	for (j = 0; j < nb; j++) {
 		__u64 lo, hi;
 
@@ -137,12 +134,11 @@ static void json_pern(FILE *f, struct ft_run *run)
 			", \"p90_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
 			", \"max_ns\": %" PRIu64 ", \"parts_over_total\": %" PRIu64
 			", \"breakdown\": {\"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
-			", \"copy_ns\": %" PRIu64 ", \"rest_ns\": %" PRIu64 "}"
-			", \"off_cpu_ns\": %" PRIu64,
+			", \"copy_ns\": %" PRIu64 ", \"rest_ns\": %" PRIu64 "}",
 			r->algo, (uint64_t)r->n, (uint64_t)r->count, (uint64_t)r->errors,
 			(uint64_t)r->median, (uint64_t)r->p90, (uint64_t)r->p99, (uint64_t)r->min,
 			(uint64_t)r->max, (uint64_t)r->parts_over_total, (uint64_t)r->compute,
-			(uint64_t)r->format, (uint64_t)r->copy, (uint64_t)r->rest, (uint64_t)r->off);
+			(uint64_t)r->format, (uint64_t)r->copy, (uint64_t)r->rest);
 		ft_counters_json_pern(f, run, r->algo, r->n);
 		fputc('}', f);
 	}
@@ -167,10 +163,7 @@ static void json_copy_lost(FILE *f, const struct ft_run *run)
 	fprintf(f, "\n  ],\n  \"lost\": {");
 	for (k = 0; k < FT_LOST_NR; k++)
 		fprintf(f, "\"%s\": %" PRIu64 ", ", ft_lost_names[k], (uint64_t)run->lost[k]);
-	fprintf(f, "\"recursion_misses\": %" PRIu64, (uint64_t)run->recursion_misses);
-	if (run->kprobe_missed_known)
-		fprintf(f, ", \"kprobe_missed\": %" PRIu64, (uint64_t)run->kprobe_missed);
-	fputc('}', f);
+	fprintf(f, "\"recursion_misses\": %" PRIu64 "}", (uint64_t)run->recursion_misses);
 }
 
 static void json_reads(FILE *f, const struct ft_run *run)
@@ -186,11 +179,11 @@ static void json_reads(FILE *f, const struct ft_run *run)
 			", \"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
 			", \"copy_ns\": %" PRIu64 ", \"copy_to_user_ns\": %" PRIu64
 			", \"copy_bytes\": %" PRIu64 ", \"copy_calls\": %u, \"ret\": %" PRId64
-			", \"cpu\": %u, \"off_cpu_ns\": %" PRIu64,
+			", \"cpu\": %u",
 			i ? "," : "", x->algo, (uint64_t)x->n, (uint64_t)x->total_ns,
 			(uint64_t)x->stage_ns[0], (uint64_t)x->stage_ns[1],
 			(uint64_t)x->stage_ns[2], (uint64_t)x->copy_ns, (uint64_t)x->copy_bytes,
-			x->copy_calls, (int64_t)x->ret, x->cpu, (uint64_t)x->off_ns);
+			x->copy_calls, (int64_t)x->ret, x->cpu);
 		ft_counters_json_rec(f, run, x);
 		fputc('}', f);
 	}

@@ -184,31 +184,6 @@ static void text_copies(FILE *f, const struct ft_run *run)
 	free(copies);
 }
 
-/* Time off the CPU inside traced calls, when there was any (it is in their totals). */
-static void text_offcpu(FILE *f, const struct ft_run *run)
-{
-	const struct ft_targets *tg = run->targets;
-	bool head = false;
-	char a[32], b[32];
-	int k;
-
-	for (k = 0; k < tg->count; k++) {
-		const struct ft_func_stats *s = &tg->t[k].st;
-
-		if (!tg->t[k].attached || !s->off_ns)
-			continue;
-		if (!head)
-			fprintf(f, "\noff-CPU inside calls (preempted or asleep; part of total):\n"
-				   "%-28s %10s %10s %7s\n",
-				"function", "total", "off-CPU", "share");
-		head = true;
-		fmt_ns_u64(a, sizeof(a), s->total_ns);
-		fmt_ns_u64(b, sizeof(b), s->off_ns);
-		fprintf(f, "%-28s %10s %10s %6.1f%%\n", tg->t[k].name, a, b,
-			s->total_ns ? 100.0 * s->off_ns / s->total_ns : 0.0);
-	}
-}
-
 void ft_report(FILE *f, struct ft_run *run, enum ft_output out, bool hist)
 {
 	if (out == FT_OUT_JSON)
@@ -231,14 +206,11 @@ void ft_report_text(FILE *f, struct ft_run *run, bool hist)
 	text_pern(f, run);
 	ft_counters_text_pern(f, run);
 	text_copies(f, run);
-	text_offcpu(f, run);
 	fprintf(f, "\nlost:");
 	for (k = 0; k < FT_LOST_NR; k++)
 		fprintf(f, " %s %" PRIu64, ft_lost_names[k], (uint64_t)run->lost[k]);
-	fprintf(f, " recursion_misses %" PRIu64, (uint64_t)run->recursion_misses);
-	if (run->kprobe_missed_known)
-		fprintf(f, " kprobe_missed %" PRIu64, (uint64_t)run->kprobe_missed);
-	fprintf(f, " (deepest call stack %u of %d)\n", run->max_depth, FT_STACK_DEPTH);
+	fprintf(f, " recursion_misses %" PRIu64 " (deepest call stack %u of %d)\n",
+		(uint64_t)run->recursion_misses, run->max_depth, FT_STACK_DEPTH);
 	if (run->read_errors)
 		fprintf(f, "read errors: %" PRIu64 "\n", (uint64_t)run->read_errors);
 }

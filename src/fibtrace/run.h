@@ -44,7 +44,7 @@ struct ft_target {
 	bool optional;	  /* _copy_to_user: may be notrace; then not traced */
 	bool unavailable; /* optional and not traceable on this kernel */
 	bool attached;
-	__u64 recursion_misses; /* bpf_prog_info, entry + exit programs */
+	__u64 recursion_misses;	 /* bpf_prog_info, entry + exit programs */
 	struct ft_func_stats st; /* summed over CPUs */
 	struct ft_cnt_stats cnt; /* counters (-e), summed over CPUs */
 };
@@ -82,9 +82,6 @@ struct ft_run {
 	size_t nrecs, caprecs;
 	__u64 lost[FT_LOST_NR];
 	__u64 recursion_misses;
-	__u64 kprobe_missed; /* kprobe/kretprobe misses, where the kernel reports them */
-	bool kprobe_missed_known;
-	bool off_cpu; /* off-CPU time measured (sched_switch attached) */
 	char warnings[16][256];
 	int nwarnings;
 	bool raw; /* --raw: include every read in the JSON */

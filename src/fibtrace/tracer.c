@@ -21,8 +21,6 @@ struct ft_tracer {
 	struct fibtrace *skel;
 	struct bpf_link *links[FT_MAX_SLOTS][2];
 	struct ring_buffer *rb;
-	struct bpf_link *sched_link; /* off-CPU time (tp_btf/sched_switch) */
-	bool no_offcpu;		     /* tracing programs cannot load: no off-CPU time */
 	int fibdrv_btf_fd; /* module BTF for fentry on fibdrv functions */
 	int handlers;	   /* fentry/fexit section handler ids */
 	int handler_ids[2];
@@ -177,8 +175,6 @@ static void unload(struct ft_tracer *tr)
 
 	ring_buffer__free(tr->rb);
 	tr->rb = NULL;
-	bpf_link__destroy(tr->sched_link);
-	tr->sched_link = NULL;
 	for (i = 0; i < FT_MAX_SLOTS; i++) {
 		bpf_link__destroy(tr->links[i][0]);
 		bpf_link__destroy(tr->links[i][1]);
@@ -221,11 +217,7 @@ static int select_programs(struct ft_tracer *tr)
 	struct bpf_program *prog;
 	int i, e;
 
-	bpf_object__for_each_program(prog, tr->skel->obj)
-	{
-		bpf_program__set_autoload(prog, false);
-	}
-	bpf_program__set_autoload(tr->skel->progs.ft_sched_switch, !tr->no_offcpu);
+	bpf_object__for_each_program(prog, tr->skel->obj) bpf_program__set_autoload(prog, false);
 	for (i = 0; i < tr->tg->count; i++) {
 		const struct ft_target *t = &tr->tg->t[i];
 
@@ -288,27 +280,8 @@ int ft_tracer_load(struct ft_tracer *tr)
 		strerror(-err));
 	for (i = 0; i < tr->tg->count; i++)
 		tr->tg->t[i].mode = FT_MODE_KPROBE;
-	tr->no_offcpu = true; /* a tracing program too */
 	err = open_and_load(tr);
 	return err ? exit_status(err) : 0;
-}
-
-static void collect_kprobe_missed(struct ft_tracer *tr);
-
-/* Off-CPU time inside traced calls: optional, said when missing. */
-static void attach_offcpu(struct ft_tracer *tr)
-{
-	tr->run->off_cpu = false;
-	if (tr->no_offcpu) {
-		ft_warn(tr->run, "off-CPU time not measured: tracing programs do not load here");
-		return;
-	}
-	tr->sched_link = bpf_program__attach(tr->skel->progs.ft_sched_switch);
-	if (!tr->sched_link) {
-		ft_warn(tr->run, "off-CPU time not measured: sched_switch: %s", strerror(errno));
-		return;
-	}
-	tr->run->off_cpu = true;
 }
 
 static int attach_one(struct ft_tracer *tr, int i)
@@ -396,11 +369,6 @@ int ft_tracer_attach(struct ft_tracer *tr)
 		return exit_status(err);
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
-	collect_kprobe_missed(tr);
-	if (!tr->run->kprobe_missed_known && tr->tg->t[FT_SLOT_READ].mode == FT_MODE_KPROBE)
-		ft_warn(tr->run, "this kernel does not report kprobe misses (6.7 and later do): "
-				 "a missed kretprobe shows as lost.no_return or lost.unwound");
-	attach_offcpu(tr);
 	/* Every program is attached: from now on calls are recorded whole. */
 	tr->skel->bss->enabled = 1;
 	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
@@ -438,7 +406,6 @@ static void sum_stats(const void *buf, int ncpus, size_t vsz, struct ft_func_sta
 		s->count += p->count;
 		s->total_ns += p->total_ns;
 		s->self_ns += p->self_ns;
-		s->off_ns += p->off_ns;
 		if (p->min_ns && (!s->min_ns || p->min_ns < s->min_ns))
 			s->min_ns = p->min_ns;
 		if (p->max_ns > s->max_ns)
@@ -462,45 +429,6 @@ static __u64 recursion_misses(struct ft_tracer *tr, const struct ft_target *t)
 			n += info.recursion_misses;
 	}
 	return n;
-}
-
-/*
- * A kprobe link's bpf_link_info as kernels from 6.7 fill it: "missed" counts
- * the probe's misses (for a kretprobe, maxactive instances exhausted). The
- * host's uapi header predates the perf_event member; this is its layout.
- */
-struct ft_kprobe_link_info {
-	__u32 type, id, prog_id, pad;
-	__u32 pe_type, pe_pad; /* enum bpf_perf_event_type */
-	__u64 func_name;
-	__u32 name_len, offset;
-	__u64 addr, missed, cookie;
-};
-
-#define FT_PERF_EVENT_KPROBE 3
-#define FT_PERF_EVENT_KRETPROBE 4
-
-/* Misses of every kprobe link, if this kernel reports them. */
-static void collect_kprobe_missed(struct ft_tracer *tr)
-{
-	int i, e;
-
-	tr->run->kprobe_missed = 0;
-	tr->run->kprobe_missed_known = false;
-	for (i = 0; i < tr->tg->count; i++) {
-		for (e = 0; e < 2 && tr->links[i][e] && tr->tg->t[i].mode == FT_MODE_KPROBE; e++) {
-			struct ft_kprobe_link_info info = {};
-			__u32 len = sizeof(info);
-
-			if (bpf_obj_get_info_by_fd(bpf_link__fd(tr->links[i][e]), &info, &len) ||
-			    info.type != BPF_LINK_TYPE_PERF_EVENT ||
-			    (info.pe_type != FT_PERF_EVENT_KPROBE &&
-			     info.pe_type != FT_PERF_EVENT_KRETPROBE))
-				continue;
-			tr->run->kprobe_missed += info.missed;
-			tr->run->kprobe_missed_known = true;
-		}
-	}
 }
 
 static void collect_lost(struct ft_tracer *tr, int ncpus)
@@ -545,7 +473,6 @@ int ft_tracer_collect(struct ft_tracer *tr)
 	}
 	free(buf);
 	collect_lost(tr, ncpus);
-	collect_kprobe_missed(tr);
 	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);
 }

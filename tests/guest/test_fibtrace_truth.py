@@ -90,82 +90,27 @@ def test_attach_window():
     if algo not in limits:
         skip("truth.window", f"no {algo}")
         return
-    n = limits[algo]
+    n, rounds = limits[algo], 4
     t0 = time.monotonic()
     subprocess.run([CLIENT, "-q", "--algo", algo, str(n)], check=True, timeout=600)
     alone = time.monotonic() - t0
-    print(f"# {algo} F({n}) alone: {alone:.1f} s; read back to back while fibtrace starts")
-    # Reads back to back until tracing ends: whenever it starts, one is running.
-    reader = subprocess.Popen(["sh", "-c", f"while :; do {CLIENT} -q --algo {algo} {n}; done"],
-                              start_new_session=True)
-    try:
-        doc = fibtrace_json("truth.window", ["--no-discover", "-d", str(alone * 1.5 + 5)])
-    finally:
-        os.killpg(reader.pid, 9)
-        reader.wait()
+    print(f"# {algo} F({n}) alone: {alone:.1f} s; {rounds} in a row while fibtrace starts")
+    # Reads back to back: whenever tracing starts, one of them is running.
+    reader = subprocess.Popen(["sh", "-c", f"for i in $(seq {rounds}); do {CLIENT} -q "
+                               f"--algo {algo} {n}; done"])
+    doc = fibtrace_json("truth.window", ["--no-discover", "-d", str(alone * rounds + 15)])
+    reader.wait(timeout=600)
     if not doc:
         return
     reads, lost = funcs(doc)["fib_read"]["count"], doc["lost"]["outside_read"]
     whole = all(r["breakdown"]["compute_ns"] > 0 and r["parts_over_total"] == 0
                 for r in doc["per_n"])
-    check("truth.window.lost_not_call", lost >= 1 and whole,
-          f"lost.outside_read {lost}, fib_read {reads}, every recorded read whole: {whole}")
-
-
-def test_kprobe_missed():
-    """kprobe misses: read from the links on 6.7+, a warning where the kernel cannot tell."""
-    doc = fibtrace_json("truth.kprobe_missed", ["--kprobe", "--no-discover", "--sweep", "0:9"])
-    if not doc:
-        return
-    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
-    warned = any("does not report kprobe misses" in w for w in doc["meta"]["warnings"])
-    if (major, minor) >= (6, 7):
-        check("truth.kprobe_missed.reported", doc["lost"].get("kprobe_missed") == 0 and not warned,
-              f"lost {doc['lost']}, warned {warned}")
-    else:
-        check("truth.kprobe_missed.warned", "kprobe_missed" not in doc["lost"] and warned,
-              f"lost {doc['lost']}, warnings {doc['meta']['warnings']}")
-
-
-def test_off_cpu():
-    """Reads preempted by a CPU hog on their CPU: off-CPU time seen, and within the totals."""
-    hog = subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"])
-    try:
-        doc = fibtrace_json("truth.offcpu", ["--no-discover", "--cpu", "0", "--raw", "--sweep",
-                                             "100000:100000", "--repeat", "5"])
-    finally:
-        hog.kill()
-        hog.wait()
-    if not doc:
-        return
-    fr = funcs(doc)["fib_read"]
-    reads = doc.get("reads", [])
-    check("truth.offcpu.measured", doc["meta"]["off_cpu"] and fr["off_cpu_ns"] > 0,
-          f"meta.off_cpu {doc['meta']['off_cpu']}, fib_read off_cpu_ns {fr['off_cpu_ns']}")
-    check("truth.offcpu.within_totals",
-          all(f["off_cpu_ns"] <= f["total_ns"] for f in doc["functions"]) and
-          all(r["off_cpu_ns"] <= r["total_ns"] for r in reads) and
-          sum(r["off_cpu_ns"] for r in reads) == fr["off_cpu_ns"],
-          f"fib_read off {fr['off_cpu_ns']} of {fr['total_ns']}; reads "
-          f"{[(r['off_cpu_ns'], r['total_ns']) for r in reads]}")
-
-
-def test_compare_oncpu():
-    """--compare --metric oncpu: fib_read's time on the CPU, never above its total."""
-    doc = fibtrace_json("truth.compare_oncpu", ["--compare", "algos", "--algo", "iter64,bn-iter",
-                                                "--metric", "oncpu", "--sweep", "90:92",
-                                                "--repeat", "5"])
-    if not doc:
-        return
-    meds = [s["medians"] for s in doc["stats"]]
-    check("truth.compare_oncpu.metric", doc["settings"]["metric"] == "oncpu" and meds and
-          all(m["oncpu_ns"] <= m["total_ns"] for m in meds), f"{doc['settings']} {meds[:2]}")
+    check("truth.window.lost_not_call", lost >= 1 and reads < rounds and whole,
+          f"lost.outside_read {lost}, fib_read {reads} of {rounds} reads, every recorded "
+          f"read whole: {whole}")
 
 
 def main():
-    test_compare_oncpu()
-    test_off_cpu()
-    test_kprobe_missed()
     test_depth()
     test_pid_namespace()
     test_one_compute()

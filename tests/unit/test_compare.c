@@ -51,7 +51,6 @@ static void test_options(void)
 	check("opts.metric_bad", ft_cmp_set(&o, "metric", "cycles") != NULL);
 	check("opts.metric_counter",
 	      !ft_cmp_set(&o, "metric", "counter") && o.metric == FT_METRIC_COUNTER);
-	check("opts.metric_oncpu", !ft_cmp_set(&o, "metric", "oncpu") && o.metric == FT_METRIC_ONCPU);
 	check("opts.pct", !ft_cmp_set(&o, "fail-on-regression", "5") && o.fail_pct == 5 &&
 				  !ft_cmp_set(&o, "fail-on-regression", "2.5%") &&
 				  o.fail_pct == 2.5 && !ft_cmp_set(&o, "fail-on-regression", "0") &&
@@ -111,9 +110,9 @@ static void test_cell_and_pair(void)
 {
 	double total[] = {100, 110, 120, 130, 10000}, compute[] = {50, 60, 70, 80, 90},
 	       zero[5] = {}, user[] = {200, 210, 220, 230, 240};
-	double *vals[FT_METRIC_NR] = {total, compute, zero, zero, user, zero, total};
+	double *vals[FT_METRIC_NR] = {total, compute, zero, zero, user, zero};
 	double total_b[] = {200, 220, 240, 260, 280};
-	double *vals_b[FT_METRIC_NR] = {total_b, compute, zero, zero, user, zero, total_b};
+	double *vals_b[FT_METRIC_NR] = {total_b, compute, zero, zero, user, zero};
 	struct ft_cmp_cell a, b, empty;
 	struct ft_cmp_pair p;
 

@@ -13,8 +13,8 @@
 
 #include "compare.h"
 
-static const char *const metric_names[FT_METRIC_NR] = {"total", "compute", "format", "copy",
-						       "user",	"counter", "oncpu"};
+static const char *const metric_names[FT_METRIC_NR] = {"total", "compute", "format",
+						       "copy",	"user",	   "counter"};
 static const char *const outlier_names[] = {"tukey", "keep", "trim"};
 
 const char *ft_cmp_kind_name(enum ft_cmp_kind k)
@@ -87,7 +87,7 @@ const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg)
 			if (!strcmp(arg, metric_names[i]))
 				break;
 		if (i == FT_METRIC_NR)
-			return "total, compute, format, copy, oncpu, user or counter";
+			return "total, compute, format, copy or user";
 		o->metric = i;
 	} else if (!strcmp(opt, "rows")) {
 		char *end;

@@ -87,7 +87,6 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 	cell->v[FT_METRIC_FORMAT][k] = rec->stage_ns[1];
 	cell->v[FT_METRIC_COPY][k] = rec->stage_ns[2];
 	cell->v[FT_METRIC_USER][k] = r->user_ns;
-	cell->v[FT_METRIC_ONCPU][k] = rec->total_ns - rec->off_ns;
 	cell->count++;
 }
 

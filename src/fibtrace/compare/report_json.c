@@ -73,8 +73,7 @@ static void json_cell(FILE *f, const struct ft_compare *c, const struct ft_run *
 		      size_t i)
 {
 	static const char *const mkey[FT_METRIC_NR] = {"total_ns", "compute_ns", "format_ns",
-						       "copy_ns",  "user_ns",	 "counter",
-						       "oncpu_ns"};
+						       "copy_ns",  "user_ns",	 "counter"};
 	const struct ft_cmp_cell *x = cell_of(c, v, i);
 	int m;
 
@@ -200,8 +199,7 @@ static void bench_line(FILE *f, const struct ft_compare *c, const struct ft_run 
 {
 	static const char *const unit[FT_METRIC_NR] = {"kernel-ns/op", "compute-ns/op",
 						       "format-ns/op", "copy-ns/op",
-						       "user-ns/op",   "counter/op",
-						       "oncpu-ns/op"};
+						       "user-ns/op",   "counter/op"};
 	const struct raw_cell *r = &c->raw[(size_t)v * c->nn + i];
 	const char *event = ft_counters_first_event(run->counters);
 	int m;

@@ -27,8 +27,6 @@ static const char *metric_desc(enum ft_cmp_metric m)
 		return "fibdrv_copy kernel time (BPF)";
 	case FT_METRIC_COUNTER:
 		return "the first -e event counted inside fib_read (BPF, scaled)";
-	case FT_METRIC_ONCPU:
-		return "fib_read kernel time on the CPU (BPF, minus sched_switch off-CPU time)";
 	default:
 		return "read() syscall, user side (CLOCK_MONOTONIC)";
 	}
