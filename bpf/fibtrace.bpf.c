@@ -23,7 +23,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
 const volatile __u32 filter_tgid; /* 0: every process */
-/* The pid namespace filter_tgid is in: fibtrace's (st_dev, st_ino of /proc/self/ns/pid). */
+/*
+ * The pid namespace filter_tgid is in, when it is not the initial one:
+ * fibtrace's (st_dev, st_ino of /proc/self/ns/pid); 0 in the initial one.
+ */
 const volatile __u64 pidns_dev;
 const volatile __u64 pidns_ino;
 const volatile __u32 hist_bits; /* log2 sub-bucket bits, 0..3 */
@@ -190,6 +193,9 @@ static __always_inline bool filtered(void)
 
 	if (!filter_tgid)
 		return false;
+	/* The initial namespace's pids are the global ones: no helper call per event. */
+	if (!pidns_ino)
+		return (bpf_get_current_pid_tgid() >> 32) != filter_tgid;
 	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
 		return true; /* a task outside that namespace is not the one */
 	return ns.tgid != filter_tgid;

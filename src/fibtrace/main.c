@@ -172,13 +172,7 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 		if (sc->nalgo < 0)
 			return sc->nalgo;
 	}
-	run->sweep = true;
-	run->first = cli->range.first;
-	run->last = cli->range.last;
-	run->step = cli->range.step;
-	run->repeat = cli->repeat;
-	if (!run->filter_pid)
-		run->filter_pid = getpid(); /* count our own reads only */
+	ft_run_set_sweep(run, cli->range.first, cli->range.last, cli->range.step, cli->repeat);
 	return 0;
 }
 
@@ -348,13 +342,15 @@ int main(int argc, char **argv)
 
 	/* Collect and report. */
 	run.seconds = ft_now_s() - t0;
-	ft_tracer_collect(tr);
 	if (cli.verbose)
 		ft_tracer_print_memory(tr);
-	if (cli.interval)
-		ft_watch_report(&watch, &cli, &run, tr);
-	else if ((err = report(&cli, &run, cmp)) && ret == FT_EXIT_OK)
-		ret = err;
+	if (cli.interval) {
+		ft_watch_report(&watch, &cli, &run, tr); /* collects the last interval itself */
+	} else {
+		ft_tracer_collect(tr);
+		if ((err = report(&cli, &run, cmp)) && ret == FT_EXIT_OK)
+			ret = err;
+	}
 
 cleanup:
 	ft_watch_free(&watch);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "run.h"
 
@@ -66,6 +67,18 @@ void ft_warn(struct ft_run *run, const char *fmt, ...)
 	fprintf(stderr, "fibtrace: warning: %s\n", buf);
 	if (run && run->nwarnings < (int)(sizeof(run->warnings) / sizeof(run->warnings[0])))
 		snprintf(run->warnings[run->nwarnings++], sizeof(run->warnings[0]), "%s", buf);
+}
+
+void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step,
+		      unsigned int repeat)
+{
+	run->sweep = true;
+	run->first = first;
+	run->last = last;
+	run->step = step;
+	run->repeat = repeat;
+	if (!run->filter_pid)
+		run->filter_pid = getpid(); /* count fibtrace's own reads only */
 }
 
 int ft_run_add_rec(struct ft_run *run, const void *data, size_t size)

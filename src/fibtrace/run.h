@@ -113,6 +113,10 @@ void ft_run_clocksource(struct ft_run *run);
 /* CLOCK_MONOTONIC in seconds. */
 double ft_now_s(void);
 
+/* fibtrace drives the reads (--sweep, --compare): the sweep fields, and its own pid as filter. */
+void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step,
+		      unsigned int repeat);
+
 /* Appends one ring buffer record (with or without cnt[]) to run->recs: 0 or -ENOMEM. */
 int ft_run_add_rec(struct ft_run *run, const void *data, size_t size);
 

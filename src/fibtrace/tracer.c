@@ -14,6 +14,9 @@
 #include "fibtrace.skel.h"
 #include "tracer.h"
 
+/* The initial pid namespace's inode number (include/linux/proc_ns.h): fixed. */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
+
 struct ft_tracer {
 	struct ft_tracer_opts o;
 	struct ft_run *run;
@@ -193,7 +196,7 @@ static void configure(struct ft_tracer *tr)
 	struct stat ns;
 
 	skel->rodata->filter_tgid = run->filter_pid;
-	if (run->filter_pid && !stat("/proc/self/ns/pid", &ns)) {
+	if (run->filter_pid && !stat("/proc/self/ns/pid", &ns) && ns.st_ino != PROC_PID_INIT_INO) {
 		/* The pid is the one fibtrace sees: in a container, its namespace's. */
 		skel->rodata->pidns_dev = ns.st_dev;
 		skel->rodata->pidns_ino = ns.st_ino;

@@ -191,13 +191,7 @@ int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, str
 	err = cmp_hygiene_verdict(c, run);
 	if (err)
 		return err;
-	run->sweep = true;
-	run->first = first;
-	run->last = nth(c, c->nn - 1);
-	run->step = step;
-	run->repeat = repeat;
-	if (!run->filter_pid)
-		run->filter_pid = getpid();
+	ft_run_set_sweep(run, first, nth(c, c->nn - 1), step, repeat);
 	return 0;
 }
 
