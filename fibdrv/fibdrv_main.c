@@ -13,9 +13,11 @@
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -217,6 +219,80 @@ static long fib_ioctl_result_size(struct file *file, u64 __user *arg)
 	return put_user((u64)len, arg);
 }
 
+/*
+ * The calibration targets: empty, never inlined, with a side effect the
+ * compiler must keep, so each call is a real call a tracer can probe.
+ */
+static noinline u64 fibdrv_calib0(u64 x)
+{
+	asm volatile("" : "+r"(x));
+	return x;
+}
+
+/* Not the same body: identical functions would be folded into one symbol. */
+static noinline u64 fibdrv_calib1(u64 x)
+{
+	asm volatile("" : "+r"(x));
+	return x + 1;
+}
+
+/*
+ * The calls of @fn, each timed alone, after F(@c->work_n) when it is not 0
+ * (inlined with a constant @fn, so no indirect call, which retpolines would
+ * make dearer than a traced function's call).
+ */
+static __always_inline long calib_loop(u64 (*fn)(u64), const struct fib_algo *algo,
+				       struct fibdrv_calib *c)
+{
+	struct fib_value value = FIB_VALUE_INIT;
+	u64 start, x = 0;
+	long err;
+	u32 i;
+
+	c->ns = 0;
+	for (i = 0; i < c->calls; i++) {
+		if (c->work_n) {
+			err = fib_compute(algo, c->work_n, &value);
+			fib_value_release(&value);
+			if (err)
+				return err;
+		}
+		start = ktime_get_ns();
+		x = fn(x + i);
+		c->ns += ktime_get_ns() - start;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+static long fib_ioctl_calibrate(struct fibdrv_file *ff, struct fibdrv_calib __user *arg)
+{
+	const struct fib_algo *algo = &fib_algos[READ_ONCE(ff->algo_id)];
+	struct fibdrv_calib c;
+	long err;
+
+	if (copy_from_user(&c, arg, sizeof(c)))
+		return -EFAULT;
+	if (c.func >= FIBDRV_CALIB_FUNCS || !c.calls || c.calls > FIBDRV_CALIB_MAX_CALLS)
+		return -EINVAL;
+	if (c.work_n > max_n)
+		return -EINVAL; /* as a read of it would be */
+	if (c.work_n) {
+		err = fib_check_n(algo, c.work_n);
+		if (err)
+			return err;
+	}
+	if (c.func == 0)
+		err = calib_loop(fibdrv_calib0, algo, &c);
+	else
+		err = calib_loop(fibdrv_calib1, algo, &c);
+	if (err)
+		return err;
+	return copy_to_user(arg, &c, sizeof(c)) ? -EFAULT : 0;
+}
+
 static long fib_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct fibdrv_file *ff = file->private_data;
@@ -233,6 +309,8 @@ static long fib_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return 0;
 	case FIBDRV_IOC_RESULT_SIZE:
 		return fib_ioctl_result_size(file, (u64 __user *)arg);
+	case FIBDRV_IOC_CALIBRATE:
+		return fib_ioctl_calibrate(ff, (struct fibdrv_calib __user *)arg);
 	default:
 		return -ENOTTY;
 	}

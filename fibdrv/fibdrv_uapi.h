@@ -42,4 +42,26 @@ struct fibdrv_algo_sel {
 /* Bytes a read at the current offset needs, returned in *arg (u64). */
 #define FIBDRV_IOC_RESULT_SIZE _IOR(FIBDRV_IOC_MAGIC, 4, __u64)
 
+/*
+ * Tracer calibration: call the empty function fibdrv_calib<func>() @calls
+ * times and return in @ns the sum of the calls' CLOCK_MONOTONIC durations,
+ * each timed alone. Before each call, unless @work_n is 0, F(@work_n) is
+ * computed (untimed) with the file's algorithm, so that each call finds the
+ * caches as a call amid real work does. fibtrace times it untraced and
+ * traced to learn what one traced call costs (docs/measurement.md). Two
+ * functions, so that a run tracing with both fentry and kprobes can
+ * calibrate each.
+ */
+#define FIBDRV_CALIB_FUNCS 2
+#define FIBDRV_CALIB_MAX_CALLS 1000000U
+
+struct fibdrv_calib {
+	__u32 func;   /* 0 .. FIBDRV_CALIB_FUNCS - 1 */
+	__u32 calls;  /* 1 .. FIBDRV_CALIB_MAX_CALLS */
+	__u64 work_n; /* 0, or n <= max_n and the algorithm's cap */
+	__u64 ns;     /* out */
+};
+
+#define FIBDRV_IOC_CALIBRATE _IOWR(FIBDRV_IOC_MAGIC, 5, struct fibdrv_calib)
+
 #endif /* FIBDRV_UAPI_H */

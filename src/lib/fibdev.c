@@ -120,3 +120,13 @@ ssize_t fibdev_read(int fd, uint64_t n, char *buf, size_t size, double *ns)
 		*ns = mono_ns() - t0;
 	return got;
 }
+
+int fibdev_calibrate(int fd, unsigned int func, uint32_t calls, uint64_t work_n, uint64_t *ns)
+{
+	struct fibdrv_calib c = { .func = func, .calls = calls, .work_n = work_n };
+
+	if (ioctl(fd, FIBDRV_IOC_CALIBRATE, &c))
+		return -errno;
+	*ns = c.ns;
+	return 0;
+}

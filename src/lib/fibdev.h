@@ -50,4 +50,11 @@ size_t fibdev_bufsize(uint64_t max_n);
  */
 ssize_t fibdev_read(int fd, uint64_t n, char *buf, size_t size, double *ns);
 
+/*
+ * FIBDRV_IOC_CALIBRATE: @calls calls of fibdrv_calib<func>() in the kernel,
+ * each after F(@work_n) (0: none); *ns the sum of the calls' own times.
+ * 0 or -errno.
+ */
+int fibdev_calibrate(int fd, unsigned int func, uint32_t calls, uint64_t work_n, uint64_t *ns);
+
 #endif

@@ -18,6 +18,8 @@ IOC_SET_ALGO = fibdrv_ioc(1, 1, ALGO_NAME_MAX)
 IOC_GET_ALGO = fibdrv_ioc(2, 2, ALGO_NAME_MAX)
 IOC_SET_FORMAT = fibdrv_ioc(0, 3, 0)
 IOC_RESULT_SIZE = fibdrv_ioc(2, 4, 8)
+# struct fibdrv_calib { u32 func, calls; u64 work_n, ns; }
+IOC_CALIBRATE = fibdrv_ioc(3, 5, 24)
 
 _failed = False
 

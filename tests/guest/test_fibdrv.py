@@ -17,7 +17,7 @@ import threading
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
 from gtest import (ALGO_NAME_MAX, FORMAT_BIN, FORMAT_DEC, IOC_GET_ALGO,  # noqa: E402
-                   IOC_RESULT_SIZE, IOC_SET_ALGO, IOC_SET_FORMAT, fibdrv_ioc, check, fib)
+                   IOC_CALIBRATE, IOC_RESULT_SIZE, IOC_SET_ALGO, IOC_SET_FORMAT, fibdrv_ioc, check, fib)
 
 DEV = "/dev/fibonacci"
 
@@ -231,6 +231,33 @@ def test_algo_selection(algos):
     os.close(fd2)
 
 
+def test_calibrate(algos, max_n):
+    """FIBDRV_IOC_CALIBRATE (fibtrace's overhead calibration): bounds, errnos, a duration."""
+    small = min((limit, name) for name, limit in algos if limit > 93)  # a big-number algorithm
+    fd = open_dev(small[1])
+
+    def calib(func, calls, work_n):
+        buf = bytearray(struct.pack("=IIQQ", func, calls, work_n, 0))
+        fcntl.ioctl(fd, IOC_CALIBRATE, buf)
+        return struct.unpack("=IIQQ", buf)[3]
+
+    ns = calib(0, 1000, 0)
+    check("calibrate.warm", 0 < ns < 10**9, f"{ns} ns for 1000 calls")
+    ns = calib(1, 10, 1000)
+    check("calibrate.cold", 0 < ns < 10**9, f"{ns} ns for 10 calls")
+    for case, args, want in (("func", (2, 1, 0), errno.EINVAL),
+                             ("zero-calls", (0, 0, 0), errno.EINVAL),
+                             ("too-many-calls", (0, 1000001, 0), errno.EINVAL),
+                             ("work-past-max_n", (0, 1, max_n + 1), errno.EINVAL),
+                             ("work-past-cap", (0, 1, small[0] + 1), errno.E2BIG)):
+        got = errno_of(lambda: calib(*args))
+        check(f"calibrate.{case}.{errno.errorcode.get(want)}", got == want,
+              f"errno {errno.errorcode.get(got, got)}")
+    got = errno_of(lambda: fcntl.ioctl(fd, IOC_CALIBRATE, 0x10))
+    check("calibrate.bad-pointer.EFAULT", got == errno.EFAULT, f"errno {got}")
+    os.close(fd)
+
+
 def test_concurrency(algos, seconds=8):
     """16 threads, random algorithms and n, every value verified."""
     errors = []
@@ -277,6 +304,7 @@ def main():
     test_lseek(max_n)
     test_read_errors()
     test_algo_selection(algos)
+    test_calibrate(algos, max_n)
     test_concurrency(algos)
     test_large(algos, max_n)
 
