@@ -54,7 +54,8 @@ FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 
 all: user modules
 
-user: $(BUILD)/fibclient $(BUILD)/fibtrace $(BUILD)/tests/fibstress $(BUILD)/fibcalc
+user: $(BUILD)/fibclient $(BUILD)/fibtrace $(BUILD)/tests/fibstress $(BUILD)/fibcalc \
+	$(BUILD)/bench/trace_workload
 
 deps:
 	@scripts/deps.sh
@@ -75,7 +76,7 @@ $(BUILD)/obj/%.o: %.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # BPF object -> skeleton (the objects that include it wait for it).
-$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c bpf/counters.bpf.h bpf/fibtrace.h $(VMLINUX_H)
+$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c bpf/counters.bpf.h bpf/hist.bpf.h bpf/fibtrace.h $(VMLINUX_H)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf $(ARCH_DEFINE) -Wall -Werror -Ivmlinux/x86 -Ibpf -c $< -o $@
 
@@ -133,10 +134,12 @@ demo: deps
 
 bench: bench-bn
 
-# Tracing overhead per read in the guest (bench/results/trace.json):
+# Tracing overhead per read in the guest (bench/results/trace.json) and the
+# compensated figures against the untraced truth (bench/results/compensation.json):
 # KERNELS="KVER" for one kernel.
 bench-trace: all $(BUILD)/bench/trace_workload
 	@scripts/bench-trace.sh $(KERNELS)
+	@scripts/bench-compensation.sh $(KERNELS)
 
 $(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)
 	@mkdir -p $(@D)

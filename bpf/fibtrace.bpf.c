@@ -36,13 +36,25 @@ const volatile __u64 lin_buckets; /* buckets between min and max */
 const volatile __u64 ringbuf_wakeup_bytes = 1; /* wake user space from this fill */
 const volatile __u32 nr_events; /* counters (-e): 0 prunes the counter path */
 const volatile __u32 nr_cpus; /* cnt_events index = event * nr_cpus + cpu */
+/* Slots from here on time fibdrv's calibration functions (never reported). */
+const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
 
 /*
- * Set by user space once every program is attached: until then nothing is
- * recorded, so no call is half seen while the programs go live one by one
- * (a call already running then is counted as an unmatched exit).
+ * enum ft_enabled, set by user space: FT_ON once every program is attached,
+ * so no call is half seen while the programs go live one by one (a call
+ * already running then is counted as lost); FT_CALIBRATING before that.
  */
 __u32 enabled;
+/*
+ * Per slot, what one traced call costs its caller (full) and the part of it
+ * inside the call's own interval (in), in ns: written by user space after
+ * calibration, 0 without (bpf/fibtrace.h: struct ft_func_stats).
+ */
+__u32 cost_full[FT_MAX_SLOTS];
+__u32 cost_in[FT_MAX_SLOTS];
+/* Their error bounds (half the spread of the calibration): summed like the costs. */
+__u32 err_full[FT_MAX_SLOTS];
+__u32 err_in[FT_MAX_SLOTS];
 /* The deepest stack of traced calls seen (a report figure; racy between CPUs). */
 __u32 max_depth;
 
@@ -56,8 +68,18 @@ struct ft_frame {
 	__u64 start;
 	__u64 child_ns;
 	__u64 id; /* the call's stack address (FENTRY_ID, KPROBE_ID) */
+	__u64 desc_ns; /* tracing cost of the traced calls beneath it (calibrated) */
+	__u64 comp_child_ns; /* its children's compensated durations */
+	__u64 desc_err; /* error bound of desc_ns */
 	__u32 slot;
 	__u32 pad;
+};
+
+/* One call's figures, raw and compensated. */
+struct ft_durs {
+	__u64 dur, self, comp, comp_self;
+	__u64 err; /* compensation error bound of comp */
+	bool clamped;
 };
 
 /* Counter values at a call's entry, beside its ft_frame. */
@@ -77,6 +99,10 @@ struct ft_task {
 	__u64 stage_ns[FT_STAGES];
 	__u64 copy_bytes;
 	__u64 copy_ns;
+	__u64 comp_stage_ns[FT_STAGES];
+	__u64 comp_copy_ns;
+	__u32 calls; /* traced calls in this read */
+	__u32 calls_pad;
 	struct ft_frame stack[FT_STACK_DEPTH];
 	/* Counters (-e): entry values per frame, fib_read's deltas. */
 	struct ft_cnt_frame cnt[FT_STACK_DEPTH];
@@ -124,50 +150,12 @@ static __always_inline void count_lost(__u32 what)
 /* Counters (-e): the per-CPU perf events read at entry and exit. */
 #include "counters.bpf.h"
 
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0, s;
+#include "hist.bpf.h"
 
-	s = (v > 0xFFFFFFFFULL) << 5;
-	v >>= s;
-	r |= s;
-	s = (v > 0xFFFF) << 4;
-	v >>= s;
-	r |= s;
-	s = (v > 0xFF) << 3;
-	v >>= s;
-	r |= s;
-	s = (v > 0xF) << 2;
-	v >>= s;
-	r |= s;
-	s = (v > 0x3) << 1;
-	v >>= s;
-	r |= s;
-	return r | (__u32)(v >> 1);
-}
-
-static __always_inline __u32 hist_index(__u64 v)
-{
-	__u32 b = hist_bits & FT_HIST_MAX_BITS, l;
-	__u64 idx;
-
-	if (lin_step) {
-		if (v < lin_min)
-			return 0;
-		idx = (v - lin_min) / lin_step + 1;
-		return idx > lin_buckets + 1 ? lin_buckets + 1 : idx;
-	}
-	if (v < (1ULL << b))
-		return v;
-	l = log2_u64(v);
-	idx = ((__u64)(l - b + 1) << b) + ((v >> (l - b)) - (1ULL << b));
-	return idx;
-}
-
-static __always_inline void account(__u32 slot, __u64 dur, __u64 self)
+static __always_inline void account(__u32 slot, const struct ft_durs *c)
 {
 	struct ft_func_stats *fs = bpf_map_lookup_elem(&stats, &slot);
-	__u32 idx;
+	__u64 dur = c->dur;
 
 	if (!fs)
 		return;
@@ -175,15 +163,19 @@ static __always_inline void account(__u32 slot, __u64 dur, __u64 self)
 	 * Per-CPU values and programs that run with migration disabled: plain
 	 * adds suffice; a locked add costs more than the rest of the update.
 	 */
-	idx = hist_index(dur) & (FT_HIST_SLOTS - 1);
 	fs->count++;
 	fs->total_ns += dur;
-	fs->self_ns += self;
-	fs->hist[idx]++;
+	fs->self_ns += c->self;
+	fs->hist[hist_index(dur) & (FT_HIST_SLOTS - 1)]++;
 	if (!fs->min_ns || dur < fs->min_ns)
 		fs->min_ns = dur ? dur : 1; /* 0 means unset */
 	if (dur > fs->max_ns)
 		fs->max_ns = dur;
+	fs->comp_total_ns += c->comp;
+	fs->comp_self_ns += c->comp_self;
+	fs->comp_clamped += c->clamped;
+	fs->comp_err_ns += c->err;
+	fs->comp_hist[hist_index(c->comp) & (FT_HIST_SLOTS - 1)]++;
 }
 
 /* -p, --sweep: only the process filter_tgid, as fibtrace's pid namespace numbers it. */
@@ -199,6 +191,23 @@ static __always_inline bool filtered(void)
 	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
 		return true; /* a task outside that namespace is not the one */
 	return ns.tgid != filter_tgid;
+}
+
+/*
+ * Whether this call goes unrecorded. While fibtrace calibrates, only its
+ * calibration slots record, and they pay the filter as every traced call
+ * does (its result is ignored: the calibrating process is fibtrace).
+ */
+static __always_inline bool skip(__u32 slot)
+{
+	__u32 e = enabled;
+
+	if (e == FT_ON)
+		return filtered();
+	if (e != FT_CALIBRATING || slot < calib_first_slot)
+		return true;
+	filtered();
+	return false;
 }
 
 /*
@@ -245,9 +254,10 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	st->copy_calls = 0;
 	st->copy_bytes = 0;
 	st->copy_ns = 0;
-	st->stage_ns[0] = 0;
-	st->stage_ns[1] = 0;
-	st->stage_ns[2] = 0;
+	st->calls = 0;
+	st->comp_copy_ns = 0;
+	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
+	__builtin_memset(st->comp_stage_ns, 0, sizeof(st->comp_stage_ns));
 }
 
 /*
@@ -262,7 +272,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	struct ft_task *st;
 	__u32 d;
 
-	if (!enabled || filtered())
+	if (skip(slot))
 		return 0;
 	st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
 				  slot == FT_SLOT_COPY_TO_USER ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -294,6 +304,9 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	st->stack[d].slot = slot;
 	st->stack[d].id = id;
 	st->stack[d].child_ns = 0;
+	st->stack[d].desc_ns = 0;
+	st->stack[d].comp_child_ns = 0;
+	st->stack[d].desc_err = 0;
 	st->depth = d + 1;
 	if (nr_events)
 		counters_on_entry(st, d);
@@ -302,7 +315,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	return 0;
 }
 
-static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
+static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *c, __s64 ret)
 {
 	struct ft_read_rec *r;
 
@@ -313,13 +326,20 @@ static __always_inline void emit_read(struct ft_task *st, __u64 dur, __s64 ret)
 	}
 	r->n = st->n;
 	r->algo = st->algo;
-	r->total_ns = dur;
+	r->total_ns = c->dur;
 	r->stage_ns[0] = st->stage_ns[0];
 	r->stage_ns[1] = st->stage_ns[1];
 	r->stage_ns[2] = st->stage_ns[2];
 	r->copy_bytes = st->copy_bytes;
 	r->copy_ns = st->copy_ns;
 	r->copy_calls = st->copy_calls;
+	r->calls = st->calls;
+	r->comp_total_ns = c->comp;
+	r->comp_err_ns = c->err;
+	r->comp_stage_ns[0] = st->comp_stage_ns[0];
+	r->comp_stage_ns[1] = st->comp_stage_ns[1];
+	r->comp_stage_ns[2] = st->comp_stage_ns[2];
+	r->comp_copy_ns = st->comp_copy_ns;
 	r->ret = ret;
 	r->tid = (__u32)bpf_get_current_pid_tgid();
 	r->cpu = bpf_get_smp_processor_id();
@@ -357,38 +377,70 @@ static __always_inline __u32 find_frame(struct ft_task *st, __u32 d, __u32 slot,
 	return FT_STACK_DEPTH;
 }
 
-/* A traced stage of the read, or the read itself, ended. */
-static __always_inline void read_stage(struct ft_task *st, __u32 slot, __u64 dur, __s64 ret)
+/* A traced call inside a read, or the read itself, ended. */
+static __always_inline void read_stage(struct ft_task *st, __u32 slot, const struct ft_durs *c,
+				       __s64 ret)
 {
+	__u32 s;
+
 	switch (slot) {
-	case FT_SLOT_COMPUTE:
-		st->stage_ns[0] += dur;
-		break;
-	case FT_SLOT_FORMAT:
-		st->stage_ns[1] += dur;
-		break;
-	case FT_SLOT_COPY:
-		st->stage_ns[2] += dur;
-		break;
-	case FT_SLOT_COPY_TO_USER:
-		st->copy_ns += dur;
-		st->copy_calls++;
-		break;
 	case FT_SLOT_READ:
 		st->in_read = 0;
-		emit_read(st, dur, ret);
+		emit_read(st, c, ret);
+		return;
+	case FT_SLOT_COPY_TO_USER:
+		st->copy_ns += c->dur;
+		st->comp_copy_ns += c->comp;
+		st->copy_calls++;
+		break;
+	case FT_SLOT_COMPUTE:
+	case FT_SLOT_FORMAT:
+	case FT_SLOT_COPY:
+		s = (slot - FT_SLOT_COMPUTE) & 3;
+		if (s < FT_STAGES) {
+			st->stage_ns[s] += c->dur;
+			st->comp_stage_ns[s] += c->comp;
+		}
 		break;
 	}
+	st->calls++;
+}
+
+/*
+ * Frame @i of @slot ended after @dur ns: its figures, raw and compensated
+ * (bpf/fibtrace.h, struct ft_func_stats), and what its parent inherits.
+ */
+static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, __u64 dur,
+				      struct ft_durs *c)
+{
+	struct ft_frame *f = &st->stack[i & (FT_STACK_DEPTH - 1)], *parent;
+	__u32 s = slot & (FT_MAX_SLOTS - 1);
+	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns;
+
+	c->dur = dur;
+	c->self = dur > f->child_ns ? dur - f->child_ns : 0;
+	c->clamped = comp < 0;
+	c->comp = comp < 0 ? 0 : comp;
+	c->comp_self = c->comp > f->comp_child_ns ? c->comp - f->comp_child_ns : 0;
+	c->err = f->desc_err + err_in[s];
+	if (i == 0)
+		return;
+	parent = &st->stack[(i - 1) & (FT_STACK_DEPTH - 1)];
+	parent->child_ns += dur;
+	parent->desc_ns += f->desc_ns + cost_full[s];
+	parent->desc_err += f->desc_err + err_full[s];
+	parent->comp_child_ns += c->comp;
 }
 
 /* Exit of any slot; @id as at entry (so frames pair by identity, not by slot). */
 static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 {
-	__u64 now = bpf_ktime_get_ns(), dur, self, child;
+	__u64 now = bpf_ktime_get_ns();
 	struct ft_task *st;
+	struct ft_durs c;
 	__u32 d, k, found;
 
-	if (!enabled || filtered())
+	if (skip(slot))
 		return 0;
 	st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
 	/* Entries outside a read were not recorded (or already counted). */
@@ -418,16 +470,12 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	asm volatile("" : "+r"(found));
 	found &= FT_STACK_DEPTH - 1;
 	st->depth = found;
-	dur = now - st->stack[found].start;
-	child = st->stack[found].child_ns;
-	self = dur > child ? dur - child : 0;
-	if (found > 0)
-		st->stack[(found - 1) & (FT_STACK_DEPTH - 1)].child_ns += dur;
-	account(slot, dur, self);
+	frame_end(st, found, slot, now - st->stack[found].start, &c);
+	account(slot, &c);
 	if (nr_events)
 		counters_on_exit(st, found, slot);
 	if (st->in_read)
-		read_stage(st, slot, dur, ret);
+		read_stage(st, slot, &c, ret);
 	return 0;
 }
 

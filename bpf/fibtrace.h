@@ -46,14 +46,35 @@
 #define FT_HIST_MAX_BITS 3
 #define FT_HIST_SLOTS (64 << FT_HIST_MAX_BITS)
 
-/* Per function, per CPU (summed in user space). */
+/*
+ * The BPF global "enabled": nothing is recorded until every program is
+ * attached; while fibtrace calibrates, only its calibration slots (from
+ * calib_first_slot on) record, for every process.
+ */
+enum ft_enabled { FT_OFF, FT_ON, FT_CALIBRATING };
+
+/*
+ * Overhead compensation (docs/measurement.md): user space calibrates, per
+ * slot, what a traced call costs its caller (full) and what part of that
+ * falls inside the call's own measured interval (in). A call's compensated
+ * duration is its measured one minus its own in-interval part and minus the
+ * full cost of every traced call beneath it; its compensated self time is
+ * that minus its children's compensated durations. Both are clamped at 0
+ * (counted in comp_clamped). With no calibration the costs are 0 and the
+ * compensated figures equal the raw ones.
+ */
 struct ft_func_stats {
 	__u64 count; /* completed calls (entry and exit paired) */
 	__u64 total_ns; /* sum of call durations */
 	__u64 self_ns; /* sum of durations minus traced children */
 	__u64 min_ns; /* valid when count != 0 */
 	__u64 max_ns;
+	__u64 comp_total_ns; /* compensated sums */
+	__u64 comp_self_ns;
+	__u64 comp_clamped; /* calls whose compensated duration came out below 0 */
+	__u64 comp_err_ns; /* error bound of comp_total_ns (calibration spread) */
 	__u64 hist[FT_HIST_SLOTS]; /* call durations (total time) */
+	__u64 comp_hist[FT_HIST_SLOTS]; /* compensated call durations */
 };
 
 /* Loss counters: every event BPF could not account for. */
@@ -108,11 +129,18 @@ struct ft_read_rec {
 	__u64 stage_ns[FT_STAGES]; /* compute, format, copy inside this read */
 	__u64 copy_bytes; /* fibdrv_copy's len argument */
 	__u64 copy_ns; /* _copy_to_user time inside this read (if traceable) */
+	/* The same compensated for the traced calls' cost (ft_func_stats). */
+	__u64 comp_total_ns;
+	__u64 comp_stage_ns[FT_STAGES];
+	__u64 comp_copy_ns;
+	__u64 comp_err_ns; /* error bound of comp_total_ns */
 	__s64 ret; /* fib_read return value */
 	__u32 algo; /* fibdrv_file.algo_id */
 	__u32 tid;
 	__u32 cpu;
 	__u32 copy_calls; /* _copy_to_user calls inside this read (if traceable) */
+	__u32 calls; /* traced calls inside this read, fib_read excluded */
+	__u32 calls_pad;
 	/* Counters (-e): fib_read's deltas, valid when cnt_status == FT_CNT_OK. */
 	__u32 cnt_status; /* enum ft_cnt_status */
 	__u32 cnt_pad;

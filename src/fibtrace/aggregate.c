@@ -48,32 +48,54 @@ void ft_hist_bounds(const struct ft_hist_cfg *cfg, unsigned int idx, __u64 *lo, 
 	*hi = *lo + ((__u64)1 << (g - 1)) - 1;
 }
 
-__u64 ft_hist_percentile(const struct ft_hist_cfg *cfg, const struct ft_func_stats *st, double p)
+/* Percentile p of @count values in @hist, known to lie in [min, max]. */
+static __u64 hist_percentile(const struct ft_hist_cfg *cfg, const __u64 *hist, __u64 count,
+			     __u64 min, __u64 max, double p)
 {
 	__u64 target, cum = 0, lo, hi;
 	unsigned int i, n = ft_hist_nbuckets(cfg);
 
-	if (!st->count)
+	if (!count)
 		return 0;
-	target = (__u64)(p * st->count + 0.999999);
+	target = (__u64)(p * count + 0.999999);
 	if (target < 1)
 		target = 1;
 	for (i = 0; i < n; i++) {
-		if (!st->hist[i])
+		if (!hist[i])
 			continue;
-		if (cum + st->hist[i] >= target) {
+		if (cum + hist[i] >= target) {
 			ft_hist_bounds(cfg, i, &lo, &hi);
-			if (hi > st->max_ns)
-				hi = st->max_ns;
-			if (lo < st->min_ns)
-				lo = st->min_ns;
+			if (hi > max)
+				hi = max;
+			if (lo < min)
+				lo = min;
 			if (hi < lo)
 				hi = lo;
-			return lo + (__u64)((double)(hi - lo) * (target - cum) / st->hist[i]);
+			return lo + (__u64)((double)(hi - lo) * (target - cum) / hist[i]);
 		}
-		cum += st->hist[i];
+		cum += hist[i];
 	}
-	return st->max_ns;
+	return max;
+}
+
+__u64 ft_hist_percentile(const struct ft_hist_cfg *cfg, const struct ft_func_stats *st, double p)
+{
+	return hist_percentile(cfg, st->hist, st->count, st->min_ns, st->max_ns, p);
+}
+
+/* A compensated duration is at most the raw one: max_ns bounds it too. */
+void ft_func_figures(const struct ft_hist_cfg *cfg, const struct ft_func_stats *st, bool comp,
+		     struct ft_func_fig *f)
+{
+	const __u64 *hist = comp ? st->comp_hist : st->hist;
+	__u64 min = comp ? 0 : st->min_ns;
+
+	f->total = comp ? st->comp_total_ns : st->total_ns;
+	f->self = comp ? st->comp_self_ns : st->self_ns;
+	f->avg = st->count ? f->total / st->count : 0;
+	f->p50 = hist_percentile(cfg, hist, st->count, min, st->max_ns, 0.5);
+	f->p90 = hist_percentile(cfg, hist, st->count, min, st->max_ns, 0.9);
+	f->p99 = hist_percentile(cfg, hist, st->count, min, st->max_ns, 0.99);
 }
 
 /* ---------- per-(algo, n) aggregation of the read records ---------- */
@@ -97,29 +119,50 @@ static __u64 quantile_u64(const double *sorted, size_t n, double q)
 
 enum pern_part { PART_TOTAL, PART_COMPUTE, PART_FORMAT, PART_COPY, PART_REST };
 
-static double part_of(const struct ft_read_rec *x, enum pern_part part)
+/* One part of a read, raw or compensated (@comp). */
+static double part_of(const struct ft_read_rec *x, enum pern_part part, bool comp)
 {
-	__u64 parts = x->stage_ns[0] + x->stage_ns[1] + x->stage_ns[2];
+	const __u64 *stage = comp ? x->comp_stage_ns : x->stage_ns;
+	__u64 total = comp ? x->comp_total_ns : x->total_ns;
+	__u64 parts = stage[0] + stage[1] + stage[2];
 
 	switch (part) {
 	case PART_TOTAL:
-		return x->total_ns;
+		return total;
 	case PART_REST:
-		return x->total_ns > parts ? x->total_ns - parts : 0;
+		return total > parts ? total - parts : 0;
 	default:
-		return x->stage_ns[part - PART_COMPUTE];
+		return stage[part - PART_COMPUTE];
 	}
 }
 
 /* Sorted values of one part over recs[0..cnt-1], into tmp. */
 static void sorted_part(const struct ft_read_rec *recs, size_t cnt, enum pern_part part,
-			double *tmp)
+			bool comp, double *tmp)
 {
 	size_t k;
 
 	for (k = 0; k < cnt; k++)
-		tmp[k] = part_of(&recs[k], part);
+		tmp[k] = part_of(&recs[k], part, comp);
 	qsort(tmp, cnt, sizeof(*tmp), stats_cmp_double);
+}
+
+/* Median, p90, p99 and the breakdown's medians of the records, raw or compensated. */
+static void pern_fig(const struct ft_read_rec *recs, size_t cnt, double *tmp, bool comp,
+		     struct ft_pern_fig *f)
+{
+	sorted_part(recs, cnt, PART_TOTAL, comp, tmp);
+	f->median = quantile_u64(tmp, cnt, 0.5);
+	f->p90 = quantile_u64(tmp, cnt, 0.9);
+	f->p99 = quantile_u64(tmp, cnt, 0.99);
+	sorted_part(recs, cnt, PART_COMPUTE, comp, tmp);
+	f->compute = quantile_u64(tmp, cnt, 0.5);
+	sorted_part(recs, cnt, PART_FORMAT, comp, tmp);
+	f->format = quantile_u64(tmp, cnt, 0.5);
+	sorted_part(recs, cnt, PART_COPY, comp, tmp);
+	f->copy = quantile_u64(tmp, cnt, 0.5);
+	sorted_part(recs, cnt, PART_REST, comp, tmp);
+	f->rest = quantile_u64(tmp, cnt, 0.5);
 }
 
 /* One row from the cnt records of one (algo, n). */
@@ -138,20 +181,19 @@ static void pern_row(const struct ft_read_rec *recs, size_t cnt, double *tmp, st
 		    recs[k].total_ns)
 			r->parts_over_total++;
 	}
-	sorted_part(recs, cnt, PART_TOTAL, tmp);
+	pern_fig(recs, cnt, tmp, true, &r->comp);
+	for (k = 0; k < cnt; k++)
+		tmp[k] = recs[k].comp_err_ns;
+	qsort(tmp, cnt, sizeof(*tmp), stats_cmp_double);
+	r->comp_err = quantile_u64(tmp, cnt, 0.5);
+	for (k = 0; k < cnt; k++)
+		r->calls += recs[k].calls;
+	r->calls /= cnt;
+	/* Last: tmp keeps the sorted totals for min and max. */
+	pern_fig(recs, cnt, tmp, false, &r->raw);
+	sorted_part(recs, cnt, PART_TOTAL, false, tmp);
 	r->min = (__u64)tmp[0];
 	r->max = (__u64)tmp[cnt - 1];
-	r->median = quantile_u64(tmp, cnt, 0.5);
-	r->p90 = quantile_u64(tmp, cnt, 0.9);
-	r->p99 = quantile_u64(tmp, cnt, 0.99);
-	sorted_part(recs, cnt, PART_COMPUTE, tmp);
-	r->compute = quantile_u64(tmp, cnt, 0.5);
-	sorted_part(recs, cnt, PART_FORMAT, tmp);
-	r->format = quantile_u64(tmp, cnt, 0.5);
-	sorted_part(recs, cnt, PART_COPY, tmp);
-	r->copy = quantile_u64(tmp, cnt, 0.5);
-	sorted_part(recs, cnt, PART_REST, tmp);
-	r->rest = quantile_u64(tmp, cnt, 0.5);
 }
 
 size_t ft_pern_build(struct ft_run *run, struct ft_pern **out)
@@ -364,8 +406,14 @@ void ft_interval_delta(struct ft_run *run, struct ft_interval_prev *prev, __u64 
 		s->count -= prev[i].st.count;
 		s->total_ns -= prev[i].st.total_ns;
 		s->self_ns -= prev[i].st.self_ns;
-		for (h = 0; h < FT_HIST_SLOTS; h++)
+		s->comp_total_ns -= prev[i].st.comp_total_ns;
+		s->comp_self_ns -= prev[i].st.comp_self_ns;
+		s->comp_clamped -= prev[i].st.comp_clamped;
+		s->comp_err_ns -= prev[i].st.comp_err_ns;
+		for (h = 0; h < FT_HIST_SLOTS; h++) {
 			s->hist[h] -= prev[i].st.hist[h];
+			s->comp_hist[h] -= prev[i].st.comp_hist[h];
+		}
 		prev[i].st = cur;
 		cnt_delta(&tg->t[i].cnt, &prev[i].cnt);
 		prev[i].cnt = cur_cnt;

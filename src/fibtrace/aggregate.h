@@ -25,13 +25,28 @@ void ft_hist_bounds(const struct ft_hist_cfg *cfg, unsigned int idx, __u64 *lo, 
 /* Percentile p (0..1) of a function's durations, from its histogram. */
 __u64 ft_hist_percentile(const struct ft_hist_cfg *cfg, const struct ft_func_stats *st, double p);
 
+/* A function's figures, raw or compensated (bpf/fibtrace.h, docs/measurement.md). */
+struct ft_func_fig {
+	__u64 total, self, avg, p50, p90, p99;
+};
+void ft_func_figures(const struct ft_hist_cfg *cfg, const struct ft_func_stats *st, bool comp,
+		     struct ft_func_fig *f);
+
+/* One (algo, n)'s fib_read statistics, raw or compensated. */
+struct ft_pern_fig {
+	__u64 median, p90, p99;
+	__u64 compute, format, copy, rest; /* medians over the reads */
+};
+
 /* Per-(algo, n) aggregation of the read records. */
 struct ft_pern {
 	unsigned int algo;
 	__u64 n, count, errors;
-	__u64 median, p90, p99, min, max;
-	__u64 compute, format, copy, rest; /* medians over the reads */
-	__u64 parts_over_total;		   /* reads whose parts exceed the total: 0 */
+	__u64 min, max; /* raw */
+	struct ft_pern_fig raw, comp;
+	__u64 calls;		/* traced calls per read (mean) */
+	__u64 comp_err;		/* compensation error bound of the median (median of the reads') */
+	__u64 parts_over_total; /* reads whose parts exceed the total: 0 */
 };
 /* Sorts run->recs by (algo, n) and builds one row per pair: rows, *out malloc'd. */
 size_t ft_pern_build(struct ft_run *run, struct ft_pern **out);

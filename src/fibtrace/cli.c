@@ -48,6 +48,7 @@ enum {
 	OPT_METRIC,
 	OPT_ROWS,
 	OPT_REQUIRE_COUNTERS,
+	OPT_NO_COMPENSATE,
 };
 
 static const struct argp_option options[] = {
@@ -60,6 +61,8 @@ static const struct argp_option options[] = {
 	{"no-discover", OPT_NO_DISCOVER, NULL, 0,
 	 "Trace only the read path and -f, not every bn_*/fib_* function", 1},
 	{"kprobe", OPT_KPROBE, NULL, 0, "Use kprobe/kretprobe instead of fentry/fexit", 1},
+	{"no-compensate", OPT_NO_COMPENSATE, NULL, 0,
+	 "Report raw figures only: no calibration of fibtrace's own cost", 1},
 	{"pid", 'p', "PID", 0, "Trace this process only", 1},
 	{"events", 'e', "LIST", 0,
 	 "Counters per call: cycles, instructions, branches, branch-misses, "
@@ -169,6 +172,9 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case OPT_KPROBE:
 		cli->kprobe = true;
+		break;
+	case OPT_NO_COMPENSATE:
+		cli->compensate = false;
 		break;
 	case 'p':
 		if (parse_u64(arg, &v) || !v || v > INT32_MAX)
@@ -375,6 +381,7 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv)
 	cli->cmp = (struct ft_cmp_opts)FT_CMP_OPTS_INIT;
 	cli->hist = true;
 	cli->discover = true;
+	cli->compensate = true;
 	cli->repeat = 1;
 	cli->cpu = -1;
 	cli->device = FIBDRV_DEVICE_PATH;

@@ -14,6 +14,7 @@
 
 struct ft_cli {
 	bool verbose, json, csv, hist, kprobe, raw, discover, sweep;
+	bool compensate; /* not --no-compensate */
 	const char *funcs, *plot, *load, *device, *algo_list;
 	struct u64_range range;
 	unsigned int repeat;

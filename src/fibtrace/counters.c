@@ -280,7 +280,7 @@ void ft_counters_prepare(struct fibtrace *skel, const struct ft_run *run)
 	skel->rodata->nr_cpus = c ? c->ncpus : 0;
 	bpf_map__set_max_entries(skel->maps.cnt_events,
 				 c && c->nev ? c->nev * c->ncpus : (ncpus > 0 ? ncpus : 1));
-	bpf_map__set_max_entries(skel->maps.cstats, c && c->nev ? run->targets->count : 1);
+	bpf_map__set_max_entries(skel->maps.cstats, c && c->nev ? ft_targets_all(run->targets) : 1);
 }
 
 int ft_counters_install(struct fibtrace *skel, const struct ft_run *run)

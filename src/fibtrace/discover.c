@@ -6,7 +6,9 @@
  * functions, _copy_to_user) and every FUNC of fibdrv's BTF whose name starts
  * with bn_, fib_ or fibdrv_ and that /proc/kallsyms lists for module fibdrv
  * (so inlined, __init or renamed functions drop out). -f adds any kernel or
- * module function ("func" or "mod:func"), resolved through BTF.
+ * module function ("func" or "mod:func"), resolved through BTF. Unless
+ * --no-compensate, fibdrv's calibration functions follow the reported
+ * targets (tg->ncalib of them, one per mode: calibrate.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -294,6 +296,44 @@ static void set_mode(struct ft_target *t, const struct btf *vmlinux,
 			  FT_MODE_FENTRY;
 }
 
+/* A function of the default set: bn_*, fib_*, fibdrv_*, not a calibration one. */
+static bool default_name(const char *name)
+{
+	if (!strncmp(name, FT_CALIB_PREFIX, strlen(FT_CALIB_PREFIX)))
+		return false;
+	return !strncmp(name, "bn_", 3) || !strncmp(name, "fib_", 4) ||
+	       !strncmp(name, "fibdrv_", 7);
+}
+
+/*
+ * After the reported targets: fibdrv_calib0 in fentry mode (unless
+ * --kprobe) and fibdrv_calib1 in kprobe mode, excluded from tg->count.
+ */
+static void add_calib(struct ft_targets *tg, const struct btf *vmlinux, const struct btf *fib_btf,
+		      bool force_kprobe, struct ft_run *run)
+{
+	int k, first = tg->count;
+
+	for (k = force_kprobe ? 1 : 0; k < 2; k++) {
+		char name[32];
+		struct ft_target *t;
+
+		snprintf(name, sizeof(name), FT_CALIB_PREFIX "%d", k);
+		if (!find_ksym(name, "fibdrv") || !traceable(name)) {
+			ft_warn(run, "fibdrv has no traceable %s (an older build?): figures are "
+				     "not compensated for tracing overhead", name);
+			break;
+		}
+		t = add_target(tg, -1, name, "fibdrv");
+		if (!t)
+			break;
+		set_mode(t, vmlinux, fib_btf, force_kprobe || k == 1);
+		t->calib = true;
+	}
+	tg->ncalib = tg->count - first;
+	tg->count = first;
+}
+
 static int cmp_target(const void *a, const void *b)
 {
 	const struct ft_target *x = a, *y = b;
@@ -374,7 +414,7 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 }
 
 int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
-		bool defaults, struct ft_run *run)
+		bool defaults, bool calibrate, struct ft_run *run)
 {
 	static const char *const fixed[FT_FIXED_SLOTS] = {
 		"fib_read", "fibdrv_compute", "fibdrv_format", "fibdrv_copy",
@@ -446,8 +486,7 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 				if (!btf_is_func(bt))
 					continue;
 				name = btf__name_by_offset(fib_btf, bt->name_off);
-				if (strncmp(name, "bn_", 3) && strncmp(name, "fib_", 4) &&
-				    strncmp(name, "fibdrv_", 7))
+				if (!default_name(name))
 					continue;
 				if (!find_ksym(name, "fibdrv") || find_target(tg, name, "fibdrv") ||
 				    !traceable(name))
@@ -465,8 +504,7 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 
 				if (strcmp(ksyms[k].module, "fibdrv"))
 					continue;
-				if (strncmp(name, "bn_", 3) && strncmp(name, "fib_", 4) &&
-				    strncmp(name, "fibdrv_", 7))
+				if (!default_name(name))
 					continue;
 				if (find_target(tg, name, "fibdrv"))
 					continue;
@@ -498,6 +536,8 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 	if (tg->dropped)
 		ft_warn(run, "%d functions not traced: at most %d slots", tg->dropped,
 			FT_MAX_SLOTS);
+	if (calibrate)
+		add_calib(tg, vmlinux, fib_btf, force_kprobe, run);
 	for (i = 0; i < tg->count; i++) {
 		struct ft_target *t = &tg->t[i];
 

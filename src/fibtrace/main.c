@@ -28,6 +28,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "calibrate.h"
 #include "cli.h"
 #include "fibdev.h"
 #include "report.h"
@@ -223,7 +224,8 @@ static int check_and_discover(const struct ft_cli *cli, struct ft_run *run)
 	}
 	if (cli->load && (err = load_module(cli->load)))
 		return err;
-	err = ft_discover(run->targets, cli->funcs, cli->kprobe, cli->discover, run);
+	err = ft_discover(run->targets, cli->funcs, cli->kprobe, cli->discover, cli->compensate,
+			  run);
 	if (err)
 		return err;
 	fibdev_list_algos(&run->algos);
@@ -254,9 +256,13 @@ static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare
 	return err;
 }
 
-/* Open, load and attach the BPF programs. */
+/*
+ * Open and load the BPF programs, calibrate their cost (untraced, then
+ * attached), and start recording.
+ */
 static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer **tr)
 {
+	struct ft_calib cal = { .fd = -1 };
 	struct ft_tracer_opts o = {
 		.force_kprobe = cli->kprobe,
 		.verbose = cli->verbose,
@@ -268,7 +274,15 @@ static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_
 	if (!err)
 		err = ft_tracer_load(*tr);
 	if (!err)
+		err = ft_calibrate_untraced(&cal, run, cli->device);
+	if (!err)
 		err = ft_tracer_attach(*tr);
+	if (!err)
+		err = ft_calibrate(&cal, *tr, run);
+	if (cal.fd >= 0)
+		close(cal.fd);
+	if (!err)
+		ft_tracer_set_state(*tr, FT_ON);
 	if (!err && cli->verbose)
 		print_slots(run->targets);
 	return err;

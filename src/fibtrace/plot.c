@@ -13,7 +13,7 @@
 #include "report.h"
 
 /* One gnuplot data block (two blank lines apart) per algorithm. */
-static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows,
+static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows, bool comp,
 			       unsigned int *blocks)
 {
 	unsigned int prev_algo = UINT32_MAX, nblocks = 0;
@@ -21,6 +21,7 @@ static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows
 
 	for (i = 0; i < nrows; i++) {
 		const struct ft_pern *r = &rows[i];
+		const struct ft_pern_fig *x = comp ? &r->comp : &r->raw;
 
 		if (r->algo != prev_algo) {
 			if (prev_algo != UINT32_MAX)
@@ -31,8 +32,8 @@ static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows
 		}
 		fprintf(f,
 			"%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-			(uint64_t)r->n, (uint64_t)(r->median ? r->median : 1), (uint64_t)r->compute,
-			(uint64_t)r->format, (uint64_t)r->copy, (uint64_t)r->rest);
+			(uint64_t)r->n, (uint64_t)(x->median ? x->median : 1), (uint64_t)x->compute,
+			(uint64_t)x->format, (uint64_t)x->copy, (uint64_t)x->rest);
 	}
 	return nblocks;
 }
@@ -43,7 +44,8 @@ static void write_script(FILE *f, const struct ft_run *run, const char *data,
 	unsigned int i;
 
 	fprintf(f, "set multiplot layout 2,1\n");
-	fprintf(f, "set title 'fib\\_read latency versus n (median, kernel %s)'\n", run->kernel);
+	fprintf(f, "set title 'fib\\_read latency versus n (median%s, kernel %s)'\n",
+		run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
 	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
 	fprintf(f, "plot ");
 	for (i = 0; i < nblocks; i++)
@@ -83,7 +85,7 @@ int ft_plot(struct ft_run *run, const char *path)
 		gnuplot_abort(&j);
 		return -1;
 	}
-	nblocks = write_data(f, rows, nrows, blocks);
+	nblocks = write_data(f, rows, nrows, run->overhead.on, blocks);
 	fclose(f);
 	free(rows);
 	write_script(gnuplot_script(&j), run, gnuplot_path(&j, 0), blocks, nblocks);

@@ -11,6 +11,49 @@
 #include "fmt.h"
 #include "report.h"
 
+static void json_series(FILE *f, const char *name, const struct ft_cost_series *s)
+{
+	fprintf(f, "\"%s\": {\"full_ns\": %.1f, \"full_min_ns\": %.1f, \"full_max_ns\": %.1f, "
+		   "\"in_ns\": %.1f, \"in_min_ns\": %.1f, \"in_max_ns\": %.1f, "
+		   "\"untraced_call_ns\": %.2f, \"rounds\": %u, \"calls_per_round\": %u, "
+		   "\"work_n\": %llu}",
+		name, s->full_ns, s->full_min, s->full_max, s->in_ns, s->in_min, s->in_max,
+		s->untraced_ns, s->rounds, s->calls, (unsigned long long)s->work_n);
+}
+
+static void json_cost(FILE *f, const char *name, const struct ft_cost *c)
+{
+	fprintf(f, "\"%s\": {\"full_ns\": %.1f, \"in_ns\": %.1f, \"full_error_ns\": %.1f, "
+		   "\"in_error_ns\": %.1f, \"functions\": %d,\n      ",
+		name, c->full_ns, c->in_ns, c->full_err, c->in_err, c->funcs);
+	json_series(f, "warm", &c->warm);
+	fprintf(f, ",\n      ");
+	json_series(f, "cold", &c->cold);
+	fputc('}', f);
+}
+
+/* meta.overhead: the calibrated cost of one traced call per mode, and the method. */
+static void json_overhead(FILE *f, const struct ft_run *run)
+{
+	const struct ft_overhead *o = &run->overhead;
+	int m;
+
+	fprintf(f, "    \"overhead\": {\"compensated\": %s, \"method\": ",
+		o->on ? "true" : "false");
+	json_str(f, "per traced call: its own in-interval cost and the full cost of each traced "
+		    "call beneath it subtracted; costs calibrated at start-up on fibdrv_calib0/1, "
+		    "the midpoint of warm (back-to-back) and cold (after real work) calls; "
+		    "error_ns = traced calls x half their spread (docs/measurement.md)");
+	fprintf(f, ", \"uncompensated_functions\": %d", o->uncompensated);
+	for (m = FT_MODE_FENTRY; m <= FT_MODE_KPROBE; m++) {
+		if (!o->mode[m].valid)
+			continue;
+		fprintf(f, ",\n     ");
+		json_cost(f, ft_mode_name(m), &o->mode[m]);
+	}
+	fprintf(f, "},\n");
+}
+
 static void json_meta(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
@@ -29,6 +72,7 @@ static void json_meta(FILE *f, const struct ft_run *run)
 	fprintf(f, "    \"clocksource\": ");
 	json_str(f, run->clocksource);
 	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u,\n", FT_STACK_DEPTH, run->max_depth);
+	json_overhead(f, run);
 	if (run->hist.linear)
 		fprintf(f,
 			"    \"hist\": {\"type\": \"linear\", \"min_ns\": %" PRIu64
@@ -61,39 +105,66 @@ static void json_meta(FILE *f, const struct ft_run *run)
 	fprintf(f, "\n  }");
 }
 
-static void json_function(FILE *f, const struct ft_run *run, const struct ft_target *t)
+/* "hist" or "comp_hist": the non-empty buckets. */
+static void json_hist(FILE *f, const struct ft_run *run, const char *name, const __u64 *hist)
 {
-	const struct ft_func_stats *s = &t->st;
 	unsigned int nb = ft_hist_nbuckets(&run->hist), j;
-	bool hfirst = true;
+	bool first = true;
 
-	json_str(f, t->name);
-	fprintf(f, ", \"module\": ");
-	json_str(f, t->module[0] ? t->module : "vmlinux");
-	fprintf(f,
-		", \"attach\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
-		", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
-		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64 ",\n      \"hist\": [",
-		ft_attach_name(t), (uint64_t)s->count, (uint64_t)s->total_ns, (uint64_t)s->self_ns,
-		(uint64_t)s->min_ns, (uint64_t)s->max_ns,
-		(uint64_t)(s->count ? s->total_ns / s->count : 0),
-		(uint64_t)ft_hist_percentile(&run->hist, s, 0.5),
-		(uint64_t)ft_hist_percentile(&run->hist, s, 0.9),
-		(uint64_t)ft_hist_percentile(&run->hist, s, 0.99), (uint64_t)t->recursion_misses);
+	fprintf(f, "\"%s\": [", name);
 	for (j = 0; j < nb; j++) {
 		__u64 lo, hi;
 
-		if (!s->hist[j])
+		if (!hist[j])
 			continue;
 		ft_hist_bounds(&run->hist, j, &lo, &hi);
 		fprintf(f,
 			"%s{\"lo_ns\": %" PRIu64 ", \"hi_ns\": %" PRIu64 ", \"count\": %" PRIu64
 			"}",
-			hfirst ? "" : ", ", (uint64_t)lo, (uint64_t)hi, (uint64_t)s->hist[j]);
-		hfirst = false;
+			first ? "" : ", ", (uint64_t)lo, (uint64_t)hi, (uint64_t)hist[j]);
+		first = false;
 	}
 	fprintf(f, "]");
+}
+
+/* functions[].compensated, with its histogram (absent with --no-compensate). */
+static void json_func_comp(FILE *f, const struct ft_run *run, const struct ft_func_stats *s)
+{
+	struct ft_func_fig c;
+
+	ft_func_figures(&run->hist, s, true, &c);
+	fprintf(f,
+		",\n      \"compensated\": {\"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64
+		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
+		", \"p99_ns\": %" PRIu64 ", \"total_error_ns\": %" PRIu64 ", \"avg_error_ns\": %" PRIu64
+		", \"clamped\": %" PRIu64 ", ",
+		(uint64_t)c.total, (uint64_t)c.self, (uint64_t)c.avg, (uint64_t)c.p50,
+		(uint64_t)c.p90, (uint64_t)c.p99, (uint64_t)s->comp_err_ns,
+		(uint64_t)(s->count ? s->comp_err_ns / s->count : 0), (uint64_t)s->comp_clamped);
+	json_hist(f, run, "hist", s->comp_hist);
+	fputc('}', f);
+}
+
+static void json_function(FILE *f, const struct ft_run *run, const struct ft_target *t)
+{
+	const struct ft_func_stats *s = &t->st;
+	struct ft_func_fig r;
+
+	json_str(f, t->name);
+	fprintf(f, ", \"module\": ");
+	json_str(f, t->module[0] ? t->module : "vmlinux");
+	ft_func_figures(&run->hist, s, false, &r);
+	fprintf(f,
+		", \"attach\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
+		", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
+		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
+		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64 ",\n      ",
+		ft_attach_name(t), (uint64_t)s->count, (uint64_t)r.total, (uint64_t)r.self,
+		(uint64_t)s->min_ns, (uint64_t)s->max_ns, (uint64_t)r.avg, (uint64_t)r.p50,
+		(uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)t->recursion_misses);
+	json_hist(f, run, "hist", s->hist);
+	if (run->overhead.on)
+		json_func_comp(f, run, s);
 	ft_counters_json_func(f, run, t);
 	fputc('}', f);
 }
@@ -117,6 +188,14 @@ static void json_functions(FILE *f, const struct ft_run *run)
 	fprintf(f, "\n  ]");
 }
 
+static void json_breakdown(FILE *f, const struct ft_pern_fig *x)
+{
+	fprintf(f,
+		"\"breakdown\": {\"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
+		", \"copy_ns\": %" PRIu64 ", \"rest_ns\": %" PRIu64 "}",
+		(uint64_t)x->compute, (uint64_t)x->format, (uint64_t)x->copy, (uint64_t)x->rest);
+}
+
 static void json_pern(FILE *f, struct ft_run *run)
 {
 	struct ft_pern *rows;
@@ -133,12 +212,22 @@ static void json_pern(FILE *f, struct ft_run *run)
 			", \"errors\": %" PRIu64 ", \"median_ns\": %" PRIu64
 			", \"p90_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
 			", \"max_ns\": %" PRIu64 ", \"parts_over_total\": %" PRIu64
-			", \"breakdown\": {\"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
-			", \"copy_ns\": %" PRIu64 ", \"rest_ns\": %" PRIu64 "}",
+			", \"traced_calls\": %" PRIu64 ", ",
 			r->algo, (uint64_t)r->n, (uint64_t)r->count, (uint64_t)r->errors,
-			(uint64_t)r->median, (uint64_t)r->p90, (uint64_t)r->p99, (uint64_t)r->min,
-			(uint64_t)r->max, (uint64_t)r->parts_over_total, (uint64_t)r->compute,
-			(uint64_t)r->format, (uint64_t)r->copy, (uint64_t)r->rest);
+			(uint64_t)r->raw.median, (uint64_t)r->raw.p90, (uint64_t)r->raw.p99,
+			(uint64_t)r->min, (uint64_t)r->max, (uint64_t)r->parts_over_total,
+			(uint64_t)r->calls);
+		json_breakdown(f, &r->raw);
+		if (run->overhead.on) {
+			fprintf(f,
+				",\n     \"compensated\": {\"median_ns\": %" PRIu64
+				", \"p90_ns\": %" PRIu64 ", \"p99_ns\": %" PRIu64
+				", \"error_ns\": %" PRIu64 ", ",
+				(uint64_t)r->comp.median, (uint64_t)r->comp.p90,
+				(uint64_t)r->comp.p99, (uint64_t)r->comp_err);
+			json_breakdown(f, &r->comp);
+			fputc('}', f);
+		}
 		ft_counters_json_pern(f, run, r->algo, r->n);
 		fputc('}', f);
 	}
@@ -179,11 +268,20 @@ static void json_reads(FILE *f, const struct ft_run *run)
 			", \"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
 			", \"copy_ns\": %" PRIu64 ", \"copy_to_user_ns\": %" PRIu64
 			", \"copy_bytes\": %" PRIu64 ", \"copy_calls\": %u, \"ret\": %" PRId64
-			", \"cpu\": %u",
+			", \"cpu\": %u, \"traced_calls\": %u",
 			i ? "," : "", x->algo, (uint64_t)x->n, (uint64_t)x->total_ns,
 			(uint64_t)x->stage_ns[0], (uint64_t)x->stage_ns[1],
 			(uint64_t)x->stage_ns[2], (uint64_t)x->copy_ns, (uint64_t)x->copy_bytes,
-			x->copy_calls, (int64_t)x->ret, x->cpu);
+			x->copy_calls, (int64_t)x->ret, x->cpu, x->calls);
+		if (run->overhead.on)
+			fprintf(f,
+				", \"compensated\": {\"total_ns\": %" PRIu64
+				", \"compute_ns\": %" PRIu64 ", \"format_ns\": %" PRIu64
+				", \"copy_ns\": %" PRIu64 ", \"copy_to_user_ns\": %" PRIu64
+				", \"error_ns\": %" PRIu64 "}",
+				(uint64_t)x->comp_total_ns, (uint64_t)x->comp_stage_ns[0],
+				(uint64_t)x->comp_stage_ns[1], (uint64_t)x->comp_stage_ns[2],
+				(uint64_t)x->comp_copy_ns, (uint64_t)x->comp_err_ns);
 		ft_counters_json_rec(f, run, x);
 		fputc('}', f);
 	}

@@ -33,19 +33,19 @@ static void print_stars(FILE *f, __u64 val, __u64 max, int width)
 		fputc(i < n ? '*' : ' ', f);
 }
 
-static void print_hist(FILE *f, const struct ft_hist_cfg *cfg, const struct ft_func_stats *st)
+static void print_hist(FILE *f, const struct ft_hist_cfg *cfg, const __u64 *hist)
 {
 	unsigned int i, first = UINT32_MAX, last = 0, n = ft_hist_nbuckets(cfg);
 	__u64 max = 0, lo, hi;
 
 	for (i = 0; i < n; i++) {
-		if (!st->hist[i])
+		if (!hist[i])
 			continue;
 		if (first == UINT32_MAX)
 			first = i;
 		last = i;
-		if (st->hist[i] > max)
-			max = st->hist[i];
+		if (hist[i] > max)
+			max = hist[i];
 	}
 	if (first == UINT32_MAX)
 		return;
@@ -59,9 +59,38 @@ static void print_hist(FILE *f, const struct ft_hist_cfg *cfg, const struct ft_f
 		else
 			snprintf(range, sizeof(range), "%" PRIu64 " -> %" PRIu64, (uint64_t)lo,
 				 (uint64_t)hi);
-		fprintf(f, "%24s : %-10" PRIu64 " |", range, (uint64_t)st->hist[i]);
-		print_stars(f, st->hist[i], max, 40);
+		fprintf(f, "%24s : %-10" PRIu64 " |", range, (uint64_t)hist[i]);
+		print_stars(f, hist[i], max, 40);
 		fprintf(f, "|\n");
+	}
+}
+
+/* Whether figures are compensated, with what costs (calibrate.h). */
+static void text_overhead(FILE *f, const struct ft_run *run)
+{
+	const struct ft_overhead *o = &run->overhead;
+	char a[32], b[32], c[32], d[32];
+	int m;
+
+	if (!o->on) {
+		fprintf(f, "times are raw: each includes fibtrace's own cost for every traced call "
+			   "inside it\n");
+		return;
+	}
+	fprintf(f, "times marked * are compensated for fibtrace's own cost (docs/measurement.md); "
+		   "JSON has both\n");
+	for (m = FT_MODE_FENTRY; m <= FT_MODE_KPROBE; m++) {
+		const struct ft_cost *k = &o->mode[m];
+
+		if (!k->valid || !k->funcs)
+			continue;
+		fmt_ns(a, sizeof(a), k->warm.full_ns, FMT_NS_SIG4);
+		fmt_ns(b, sizeof(b), k->cold.full_ns, FMT_NS_SIG4);
+		fmt_ns(c, sizeof(c), k->full_ns, FMT_NS_SIG4);
+		fmt_ns(d, sizeof(d), k->full_err, FMT_NS_SIG4);
+		fprintf(f, "  a traced %s call costs its caller %s warm, %s cold: %s subtracted per "
+			   "call, error bound +-%s (± columns)\n",
+			ft_mode_name(m), a, b, c, d);
 	}
 }
 
@@ -81,12 +110,15 @@ static void text_header(FILE *f, const struct ft_run *run)
 			(uint64_t)run->first, (uint64_t)run->last, (uint64_t)run->step, run->repeat,
 			(uint64_t)run->reads_issued);
 	fprintf(f, ", %.2fs\n", run->seconds);
+	text_overhead(f, run);
 }
 
 static void text_hists(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
+	bool comp = run->overhead.on;
 	char a[32], b[32], c[32], d[32];
+	struct ft_func_fig x;
 	int k;
 
 	for (k = 0; k < tg->count; k++) {
@@ -94,38 +126,56 @@ static void text_hists(FILE *f, const struct ft_run *run)
 
 		if (!t->attached || !t->st.count)
 			continue;
-		fmt_ns_u64(a, sizeof(a), t->st.total_ns / t->st.count);
-		fmt_ns_u64(b, sizeof(b), ft_hist_percentile(&run->hist, &t->st, 0.5));
-		fmt_ns_u64(c, sizeof(c), ft_hist_percentile(&run->hist, &t->st, 0.9));
-		fmt_ns_u64(d, sizeof(d), ft_hist_percentile(&run->hist, &t->st, 0.99));
-		fprintf(f, "\n%s%s%s [%s]: count %" PRIu64 ", avg %s, p50 %s, p90 %s, p99 %s\n",
+		ft_func_figures(&run->hist, &t->st, comp, &x);
+		fmt_ns_u64(a, sizeof(a), x.avg);
+		fmt_ns_u64(b, sizeof(b), x.p50);
+		fmt_ns_u64(c, sizeof(c), x.p90);
+		fmt_ns_u64(d, sizeof(d), x.p99);
+		fprintf(f, "\n%s%s%s [%s]: count %" PRIu64 ", avg%s %s, p50%s %s, p90%s %s, p99%s %s%s\n",
 			t->module[0] ? t->module : "", t->module[0] ? ":" : "", t->name,
-			ft_attach_name(t), (uint64_t)t->st.count, a, b, c, d);
-		print_hist(f, &run->hist, &t->st);
+			ft_attach_name(t), (uint64_t)t->st.count, comp ? "*" : "", a,
+			comp ? "*" : "", b, comp ? "*" : "", c, comp ? "*" : "", d,
+			comp ? " (compensated)" : "");
+		print_hist(f, &run->hist, comp ? t->st.comp_hist : t->st.hist);
 	}
 }
 
 static void text_functions(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
+	bool comp = run->overhead.on;
 	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+	struct ft_func_fig x, raw;
 	int k;
 
-	fprintf(f, "\n%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function", "attach",
-		"count", "total", "self", "avg", "p50", "p99", "min", "max");
+	if (comp)
+		fprintf(f, "\n%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function",
+			"attach", "count", "total*", "self*", "avg*", "±avg", "p50*", "p99*",
+			"raw avg");
+	else
+		fprintf(f, "\n%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function",
+			"attach", "count", "total", "self", "avg", "p50", "p99", "min", "max");
 	for (k = 0; k < tg->count; k++) {
 		const struct ft_target *t = &tg->t[k];
 		const struct ft_func_stats *s = &t->st;
 
 		if (!t->attached && !t->unavailable)
 			continue;
-		fmt_ns_u64(a, sizeof(a), s->total_ns);
-		fmt_ns_u64(b, sizeof(b), s->self_ns);
-		fmt_ns_u64(c, sizeof(c), s->count ? s->total_ns / s->count : 0);
-		fmt_ns_u64(d, sizeof(d), ft_hist_percentile(&run->hist, s, 0.5));
-		fmt_ns_u64(e, sizeof(e), ft_hist_percentile(&run->hist, s, 0.99));
-		fmt_ns_u64(g, sizeof(g), s->min_ns);
+		ft_func_figures(&run->hist, s, comp, &x);
+		ft_func_figures(&run->hist, s, false, &raw);
+		fmt_ns_u64(a, sizeof(a), x.total);
+		fmt_ns_u64(b, sizeof(b), x.self);
+		fmt_ns_u64(c, sizeof(c), x.avg);
+		fmt_ns_u64(d, sizeof(d), x.p50);
+		fmt_ns_u64(e, sizeof(e), x.p99);
+		fmt_ns_u64(g, sizeof(g), comp ? raw.avg : s->min_ns);
 		fmt_ns_u64(h, sizeof(h), s->max_ns);
+		if (comp) {
+			fmt_ns_u64(h, sizeof(h), s->count ? s->comp_err_ns / s->count : 0);
+			fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n",
+				t->name, ft_attach_name(t), (uint64_t)s->count, a, b, c, h, d, e, g);
+			continue;
+		}
 		fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n", t->name,
 			ft_attach_name(t), (uint64_t)s->count, a, b, c, d, e, g, h);
 	}
@@ -133,7 +183,9 @@ static void text_functions(FILE *f, const struct ft_run *run)
 
 static void text_pern(FILE *f, struct ft_run *run)
 {
-	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], m[32], x_err[32];
+	bool comp = run->overhead.on;
+	const char *star = comp ? "*" : "";
 	struct ft_pern *rows;
 	size_t nrows = ft_pern_build(run, &rows), i;
 
@@ -141,22 +193,31 @@ static void text_pern(FILE *f, struct ft_run *run)
 		fprintf(f,
 			"\nfib_read per n (exact, from %zu read records; breakdown = medians):\n",
 			run->nrecs);
-		fprintf(f, "%-22s %8s %6s %9s %9s %9s %9s %9s %9s %9s\n", "algo", "n", "count",
-			"median", "p90", "p99", "compute", "format", "copy", "rest");
+		fprintf(f, "%-22s %8s %6s %8s%s %9s %8s%s %8s%s %8s%s %8s%s %8s%s %8s%s %9s %7s\n",
+			"algo", "n", "count", "median", star, comp ? "±" : "", "p90", star, "p99",
+			star, "compute", star, "format", star, "copy", star, "rest", star, "raw med",
+			"calls");
 	}
 	for (i = 0; i < nrows; i++) {
 		const struct ft_pern *r = &rows[i];
+		const struct ft_pern_fig *x = comp ? &r->comp : &r->raw;
 
-		fmt_ns_u64(a, sizeof(a), r->median);
-		fmt_ns_u64(b, sizeof(b), r->p90);
-		fmt_ns_u64(c, sizeof(c), r->p99);
-		fmt_ns_u64(d, sizeof(d), r->compute);
-		fmt_ns_u64(e, sizeof(e), r->format);
-		fmt_ns_u64(g, sizeof(g), r->copy);
-		fmt_ns_u64(h, sizeof(h), r->rest);
-		fprintf(f, "%-22s %8" PRIu64 " %6" PRIu64 " %9s %9s %9s %9s %9s %9s %9s\n",
-			ft_algo_name(run, r->algo), (uint64_t)r->n, (uint64_t)r->count, a, b, c, d,
-			e, g, h);
+		fmt_ns_u64(a, sizeof(a), x->median);
+		fmt_ns_u64(b, sizeof(b), x->p90);
+		fmt_ns_u64(c, sizeof(c), x->p99);
+		fmt_ns_u64(d, sizeof(d), x->compute);
+		fmt_ns_u64(e, sizeof(e), x->format);
+		fmt_ns_u64(g, sizeof(g), x->copy);
+		fmt_ns_u64(h, sizeof(h), x->rest);
+		fmt_ns_u64(m, sizeof(m), r->raw.median);
+		x_err[0] = 0;
+		if (comp)
+			fmt_ns_u64(x_err, sizeof(x_err), r->comp_err);
+		fprintf(f,
+			"%-22s %8" PRIu64 " %6" PRIu64 " %9s %9s %9s %9s %9s %9s %9s %9s %9s %7" PRIu64
+			"\n",
+			ft_algo_name(run, r->algo), (uint64_t)r->n, (uint64_t)r->count, a, x_err, b,
+			c, d, e, g, h, m, (uint64_t)r->calls);
 	}
 	free(rows);
 }

@@ -44,6 +44,7 @@ struct ft_target {
 	bool optional;	  /* _copy_to_user: may be notrace; then not traced */
 	bool unavailable; /* optional and not traceable on this kernel */
 	bool attached;
+	bool calib;	  /* a calibration function (after tg->count) */
 	__u64 recursion_misses;	 /* bpf_prog_info, entry + exit programs */
 	struct ft_func_stats st; /* summed over CPUs */
 	struct ft_cnt_stats cnt; /* counters (-e), summed over CPUs */
@@ -53,6 +54,7 @@ struct ft_targets {
 	struct ft_target t[FT_MAX_SLOTS];
 	int count;
 	int dropped;	 /* functions beyond FT_MAX_SLOTS */
+	int ncalib;	 /* calibration targets at t[count .. count + ncalib) */
 	bool module_btf; /* /sys/kernel/btf/fibdrv present */
 };
 
@@ -60,6 +62,43 @@ struct ft_hist_cfg {
 	unsigned int bits; /* log2 sub-bucket bits */
 	bool linear;
 	__u64 lin_min, lin_max, lin_step, lin_buckets;
+};
+
+/* Reported and calibration targets: what is loaded and attached. */
+static inline int ft_targets_all(const struct ft_targets *tg)
+{
+	return tg->count + tg->ncalib;
+}
+
+/* fibdrv's calibration functions: fibdrv_calib0, fibdrv_calib1 (fibdrv_uapi.h). */
+#define FT_CALIB_PREFIX "fibdrv_calib"
+
+/*
+ * What one traced call costs, calibrated per mode (calibrate.c,
+ * docs/measurement.md), in two settings: warm (calls back to back) and
+ * cold (each call after a computation of F(work_n)). Medians over rounds,
+ * with their range.
+ */
+struct ft_cost_series {
+	unsigned int rounds, calls; /* calls per round */
+	__u64 work_n;		    /* F(work_n) computed before each call; 0: warm */
+	double untraced_ns;	    /* one untraced call of the empty function */
+	double full_ns, full_min, full_max; /* a traced call's cost to its caller */
+	double in_ns, in_min, in_max;	    /* the part inside its own interval */
+};
+
+struct ft_cost {
+	bool valid;
+	struct ft_cost_series warm, cold;
+	double full_ns, in_ns;	 /* subtracted: the midpoints of warm and cold */
+	double full_err, in_err; /* their spreads: the error bound per call, either way */
+	int funcs;		 /* reported functions compensated with it */
+};
+
+struct ft_overhead {
+	bool on;		/* figures are compensated */
+	struct ft_cost mode[2]; /* by enum ft_mode */
+	int uncompensated;	/* reported functions without a calibration */
 };
 
 /* Everything a report needs. */
@@ -89,6 +128,7 @@ struct ft_run {
 	__u32 max_depth; /* deepest stack of traced calls seen (FT_STACK_DEPTH kept) */
 	unsigned int filter_pid;
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
+	struct ft_overhead overhead;
 };
 
 /* run.c */
@@ -120,8 +160,11 @@ void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step,
 /* Appends one ring buffer record (with or without cnt[]) to run->recs: 0 or -ENOMEM. */
 int ft_run_add_rec(struct ft_run *run, const void *data, size_t size);
 
-/* discover.c: which functions to trace and how (fentry or kprobe), before load. */
+/*
+ * discover.c: which functions to trace and how (fentry or kprobe), before
+ * load; with @calibrate also fibdrv's calibration functions (tg->ncalib).
+ */
 int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe, bool defaults,
-		struct ft_run *run);
+		bool calibrate, struct ft_run *run);
 
 #endif

@@ -90,7 +90,7 @@ static int prepare_fentry(struct bpf_program *prog, struct bpf_prog_load_opts *o
 	int slot = prog_slot(prog);
 	struct ft_target *t;
 
-	if (slot < 0 || slot >= tr->tg->count)
+	if (slot < 0 || slot >= ft_targets_all(tr->tg))
 		return -EINVAL;
 	t = &tr->tg->t[slot];
 	if (!t->btf_id)
@@ -185,7 +185,7 @@ static void unload(struct ft_tracer *tr)
 	}
 	fibtrace__destroy(tr->skel);
 	tr->skel = NULL;
-	for (i = 0; i < tr->tg->count; i++)
+	for (i = 0; i < ft_targets_all(tr->tg); i++)
 		tr->tg->t[i].attached = false;
 }
 
@@ -207,7 +207,8 @@ static void configure(struct ft_tracer *tr)
 		skel->rodata->lin_step = run->hist.lin_step;
 		skel->rodata->lin_buckets = run->hist.lin_buckets;
 	}
-	bpf_map__set_max_entries(skel->maps.stats, tr->tg->count);
+	bpf_map__set_max_entries(skel->maps.stats, ft_targets_all(tr->tg));
+	skel->rodata->calib_first_slot = tr->tg->count;
 	bpf_map__set_max_entries(skel->maps.reads, ringbuf_size(tr));
 	ft_counters_prepare(skel, run);
 	/* Records are drained every 100 ms at most; a wakeup only when half full. */
@@ -221,7 +222,7 @@ static int select_programs(struct ft_tracer *tr)
 	int i, e;
 
 	bpf_object__for_each_program(prog, tr->skel->obj) bpf_program__set_autoload(prog, false);
-	for (i = 0; i < tr->tg->count; i++) {
+	for (i = 0; i < ft_targets_all(tr->tg); i++) {
 		const struct ft_target *t = &tr->tg->t[i];
 
 		for (e = 0; e < 2 && !t->unavailable; e++) {
@@ -281,7 +282,7 @@ int ft_tracer_load(struct ft_tracer *tr)
 	unload(tr);
 	ft_warn(tr->run, "fentry programs failed to load (%s): falling back to kprobes",
 		strerror(-err));
-	for (i = 0; i < tr->tg->count; i++)
+	for (i = 0; i < ft_targets_all(tr->tg); i++)
 		tr->tg->t[i].mode = FT_MODE_KPROBE;
 	err = open_and_load(tr);
 	return err ? exit_status(err) : 0;
@@ -327,7 +328,7 @@ static int attach_all(struct ft_tracer *tr, bool *retry)
 	int i, err;
 
 	*retry = false;
-	for (i = 0; i < tr->tg->count; i++) {
+	for (i = 0; i < ft_targets_all(tr->tg); i++) {
 		struct ft_target *t = &tr->tg->t[i];
 
 		if (t->unavailable)
@@ -372,14 +373,32 @@ int ft_tracer_attach(struct ft_tracer *tr)
 		return exit_status(err);
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
-	/* Every program is attached: from now on calls are recorded whole. */
-	tr->skel->bss->enabled = 1;
 	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
 	if (!tr->rb) {
 		fprintf(stderr, "fibtrace: ring buffer: %s\n", strerror(errno));
 		return -FT_EXIT_ERROR;
 	}
 	return 0;
+}
+
+void ft_tracer_set_state(struct ft_tracer *tr, enum ft_enabled state)
+{
+	__atomic_store_n(&tr->skel->bss->enabled, state, __ATOMIC_SEQ_CST);
+}
+
+static __u32 ns32(double ns)
+{
+	return ns > 0 && ns < 4e9 ? (__u32)(ns + 0.5) : 0;
+}
+
+void ft_tracer_set_cost(struct ft_tracer *tr, int slot, const struct ft_cost *c)
+{
+	if (slot < 0 || slot >= FT_MAX_SLOTS)
+		return;
+	tr->skel->bss->cost_full[slot] = ns32(c->full_ns);
+	tr->skel->bss->cost_in[slot] = ns32(c->in_ns);
+	tr->skel->bss->err_full[slot] = ns32(c->full_err);
+	tr->skel->bss->err_in[slot] = ns32(c->in_err);
 }
 
 int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms)
@@ -409,12 +428,18 @@ static void sum_stats(const void *buf, int ncpus, size_t vsz, struct ft_func_sta
 		s->count += p->count;
 		s->total_ns += p->total_ns;
 		s->self_ns += p->self_ns;
+		s->comp_total_ns += p->comp_total_ns;
+		s->comp_self_ns += p->comp_self_ns;
+		s->comp_clamped += p->comp_clamped;
+		s->comp_err_ns += p->comp_err_ns;
 		if (p->min_ns && (!s->min_ns || p->min_ns < s->min_ns))
 			s->min_ns = p->min_ns;
 		if (p->max_ns > s->max_ns)
 			s->max_ns = p->max_ns;
-		for (h = 0; h < FT_HIST_SLOTS; h++)
+		for (h = 0; h < FT_HIST_SLOTS; h++) {
 			s->hist[h] += p->hist[h];
+			s->comp_hist[h] += p->comp_hist[h];
+		}
 	}
 }
 
@@ -450,31 +475,42 @@ static void collect_lost(struct ft_tracer *tr, int ncpus)
 	}
 }
 
-int ft_tracer_collect(struct ft_tracer *tr)
+int ft_tracer_slot_stats(struct ft_tracer *tr, int slot, struct ft_func_stats *st)
 {
-	int ncpus = libbpf_num_possible_cpus(), i, fd;
+	int ncpus = libbpf_num_possible_cpus();
 	size_t vsz = (sizeof(struct ft_func_stats) + 7) & ~7UL;
+	__u32 key = slot;
 	void *buf;
+	int err = 0;
 
 	if (ncpus <= 0)
 		return -EINVAL;
 	buf = calloc(ncpus, vsz);
 	if (!buf)
 		return -ENOMEM;
-	fd = bpf_map__fd(tr->skel->maps.stats);
+	if (bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.stats), &key, buf))
+		err = -errno;
+	else
+		sum_stats(buf, ncpus, vsz, st);
+	free(buf);
+	return err;
+}
+
+int ft_tracer_collect(struct ft_tracer *tr)
+{
+	int ncpus = libbpf_num_possible_cpus(), i;
+
+	if (ncpus <= 0)
+		return -EINVAL;
 	tr->run->recursion_misses = 0;
 	for (i = 0; i < tr->tg->count; i++) {
 		struct ft_target *t = &tr->tg->t[i];
-		__u32 key = t->slot;
 
-		if (bpf_map_lookup_elem(fd, &key, buf))
+		if (ft_tracer_slot_stats(tr, t->slot, &t->st))
 			memset(&t->st, 0, sizeof(t->st));
-		else
-			sum_stats(buf, ncpus, vsz, &t->st);
 		t->recursion_misses = recursion_misses(tr, t);
 		tr->run->recursion_misses += t->recursion_misses;
 	}
-	free(buf);
 	collect_lost(tr, ncpus);
 	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);

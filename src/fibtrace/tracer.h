@@ -11,7 +11,9 @@
  *   ft_tracer_attach()  attach every pair; a function whose fentry will not
  *                       attach is moved to kprobes (an optional one that
  *                       cannot be traced is left out), all of them in a
- *                       single reload
+ *                       single reload; nothing records yet
+ *   ft_tracer_set_state() FT_CALIBRATING (calibrate.c), then FT_ON: from
+ *                       then on every call is recorded whole
  *   ft_tracer_poll() / ft_tracer_consume()   move per-read records into run
  *   ft_tracer_collect() per-function stats, losses, recursion misses, counters
  *   ft_tracer_free()
@@ -38,6 +40,11 @@ struct ft_tracer_opts {
 int ft_tracer_new(struct ft_tracer **out, const struct ft_tracer_opts *o, struct ft_run *run);
 int ft_tracer_load(struct ft_tracer *tr);
 int ft_tracer_attach(struct ft_tracer *tr);
+void ft_tracer_set_state(struct ft_tracer *tr, enum ft_enabled state);
+/* Calibrated costs of one traced call of @slot and their error bounds (bpf/fibtrace.h). */
+void ft_tracer_set_cost(struct ft_tracer *tr, int slot, const struct ft_cost *c);
+/* One slot's stats, summed over CPUs: 0 or -errno. */
+int ft_tracer_slot_stats(struct ft_tracer *tr, int slot, struct ft_func_stats *st);
 /* Waits up to timeout_ms for records, then drains them: records, or -errno. */
 int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms);
 /* Drains the ring buffer without waiting. */

@@ -2,7 +2,8 @@
 """Measurement truth in the guest: every frame kept at depth (no stack
 overflow where the Karatsuba/Toom recursion is deepest for a read the suite
 can afford), the pid filter inside a pid namespace, one compute per read
-under a client that asks the result size first, and a read already running
+under a client that asks the result size first, compensated medians against
+the untraced truth, and a read already running
 when tracing starts reported as lost rather than as a call. Runs as root
 with fibdrv loaded.
 """
@@ -19,6 +20,7 @@ import gtest  # noqa: E402
 
 FIBTRACE = os.path.abspath("build/fibtrace")
 CLIENT = os.path.abspath("build/fibclient")
+WORKLOAD = os.path.abspath("build/bench/trace_workload")
 
 
 def fibtrace_json(name, args, pre=(), timeout=600):
@@ -83,6 +85,74 @@ def test_one_compute():
           f"fib_read {fs['fib_read']['count']}, fibdrv_compute {fs['fibdrv_compute']['count']}")
 
 
+def untraced_truth(n, reads):
+    """Time inside fib_read, untraced: reads minus refused reads (trace_workload --truth)."""
+    out = subprocess.run([WORKLOAD, "--truth", "--rounds", "11", "--cpu", "0", f"{n}:{reads}"],
+                         check=True, capture_output=True, text=True, timeout=600).stdout
+    return float(out.split()[3])  # the median round
+
+
+def test_compensation():
+    """Compensated fib_read medians against the untraced truth at three n.
+
+    The benchmark's target (make bench-trace) is +-10% or 1 us. Under QEMU's
+    software emulation a traced call costs 1-5 us and its cost varies by
+    tens of percent with what ran before it, so with every function traced
+    (28 to 1700 calls per read) that target is out of reach; what must hold
+    is what fibtrace claims: the truth lies within the error bound it prints
+    (plus the truth's own noise: 10% or 1 us, plus how much two measurements
+    of it, before and after the traced run, differ), and compensation
+    removes most of the tracing cost. With the read path alone (3 traced
+    calls beneath fib_read) the compensated median must be within 25% or
+    2 us: looser than the benchmark's 10% because truth and trace are
+    separate runs on a host that other guests share.
+    """
+    for n, reads in ((90, 200), (1000, 100), (10000, 20)):
+        for name, args in (("all", []), ("read_path", ["--no-discover"])):
+            # A host shared with other guests can slow this guest for a
+            # while (seen: one run at 2.5x the per-call cost it calibrated):
+            # one more try before a failure counts.
+            for attempt in (1, 2):
+                res = compensation_run(n, reads, name, args, final=attempt == 2)
+                if res:
+                    break
+
+
+def compensation_run(n, reads, name, args, final):
+    """One traced run between two truth measurements: whether every check passed."""
+    before = untraced_truth(n, reads)
+    doc = fibtrace_json(f"truth.comp.{n}.{name}",
+                        args + ["--sweep", f"{n}:{n}", "--repeat", str(reads), "--cpu", "0"])
+    after = untraced_truth(n, reads)
+    truth = (before + after) / 2
+    # The truth's own noise: 10% or 1 us, plus how far it moved during the run.
+    noise = max(0.10 * truth, 1000) + abs(before - after)
+    if not doc:
+        return True
+    row = doc["per_n"][0]
+    comp = row.get("compensated")
+    if not check(f"truth.comp.{n}.{name}.present",
+                 doc["meta"]["overhead"]["compensated"] and comp is not None,
+                 str(doc["meta"]["overhead"])[:300]):
+        return True
+    raw_err, err = row["median_ns"] - truth, comp["median_ns"] - truth
+    detail = (f"truth {truth:.0f} ns, raw {row['median_ns']}, compensated "
+              f"{comp['median_ns']} +- {comp['error_ns']}")
+    print(f"# n={n} {name}: {detail}")
+    checks = [(f"truth.comp.{n}.{name}.within_bound", abs(err) <= comp["error_ns"] + noise)]
+    if abs(raw_err) > noise:  # else raw is already within the truth's own noise
+        checks.append((f"truth.comp.{n}.{name}.better_than_raw", abs(err) < 0.5 * abs(raw_err)))
+    if name == "read_path":
+        checks.append((f"truth.comp.{n}.read_path.close",
+                       abs(err) <= max(0.25 * truth, 2000) + abs(before - after)))
+    if not final and not all(ok for _, ok in checks):
+        print(f"# n={n} {name}: retrying once")
+        return False
+    for check_name, ok in checks:
+        check(check_name, ok, detail)
+    return True
+
+
 def test_attach_window():
     """A read running when tracing starts is reported as lost, not as a (short) read."""
     algo = "bn-iter"
@@ -116,6 +186,7 @@ def main():
     test_depth()
     test_pid_namespace()
     test_one_compute()
+    test_compensation()
     test_attach_window()
 
 

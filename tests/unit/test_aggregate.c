@@ -104,18 +104,18 @@ static void test_pern(struct ft_run *run)
 	n = ft_pern_build(run, &rows);
 	check("pern.rows", n == 2 && rows[0].algo == 0 && rows[0].n == 10 && rows[1].algo == 1);
 	/* Totals 100 200 300 400, type 7: median 250, p90 370, p99 397. */
-	check("pern.median", n && rows[0].median == 250);
-	check("pern.p90", n && rows[0].p90 == 370);
-	check("pern.p99", n && rows[0].p99 == 397);
+	check("pern.median", n && rows[0].raw.median == 250);
+	check("pern.p90", n && rows[0].raw.p90 == 370);
+	check("pern.p99", n && rows[0].raw.p99 == 397);
 	check("pern.minmax", n && rows[0].min == 100 && rows[0].max == 400);
 	check("pern.count", n && rows[0].count == 4 && rows[0].errors == 1);
 	/* compute 10 30 40 200 -> 35; format 1 3 4 50 -> 3.5 -> 4; copy 0 1 4 30 -> 2.5 -> 3 */
 	check("pern.breakdown",
-	      n && rows[0].compute == 35 && rows[0].format == 4 && rows[0].copy == 3);
+	      n && rows[0].raw.compute == 35 && rows[0].raw.format == 4 && rows[0].raw.copy == 3);
 	/* rest: 100-12=88, 400-48=352, 300-63=237, 200-250 -> 0: median of 0 88 237 352 */
-	check("pern.rest", n && rows[0].rest == 163);
+	check("pern.rest", n && rows[0].raw.rest == 163);
 	check("pern.parts_over_total", n && rows[0].parts_over_total == 1);
-	check("pern.single", n == 2 && rows[1].median == 1000 && rows[1].p99 == 1000);
+	check("pern.single", n == 2 && rows[1].raw.median == 1000 && rows[1].raw.p99 == 1000);
 	free(rows);
 }
 

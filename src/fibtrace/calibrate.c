@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Overhead calibration: see calibrate.h and docs/measurement.md.
+ *
+ * fibdrv calls an empty function, each call timed alone in the kernel, in
+ * two settings: warm, the calls back to back; cold, each call after a
+ * computation of F(work_n) (the caches, and under emulation the translated
+ * code, then hold the real work, not the tracer). A traced call amid real
+ * work costs somewhere between the two; under emulation cold is about twice
+ * warm. Per round of each setting:
+ *   full = (time per call traced - time per call untraced)
+ *          what a traced call adds to the time of whoever calls it;
+ *   in   = the mean interval BPF recorded for those calls: the part of
+ *          full inside the call's own interval (the empty body's own few
+ *          ns included).
+ * Medians over FT_CALIB_ROUNDS rounds; min and max are reported. BPF
+ * subtracts the midpoints of warm and cold; their spread (cold - warm, on
+ * either side of the midpoint: the host's speed drifts too), times the
+ * traced calls a figure contains, is the figure's compensation error bound.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calibrate.h"
+#include "fibdev.h"
+#include "stats.h"
+
+/* Which fibdrv_calib<k> a calibration target is. */
+static int calib_func(const struct ft_target *t)
+{
+	size_t n = strlen(FT_CALIB_PREFIX);
+	int k;
+
+	if (strncmp(t->name, FT_CALIB_PREFIX, n) || !t->name[n] || t->name[n + 1])
+		return -1;
+	k = t->name[n] - '0';
+	return k >= 0 && k < FIBDRV_CALIB_FUNCS ? k : -1;
+}
+
+/* One round: the time of one call, in ns. */
+static int round_ns(const struct ft_calib *c, int func, int cold, double *per_call)
+{
+	__u32 calls = cold ? FT_CALIB_CALLS_COLD : FT_CALIB_CALLS_WARM;
+	uint64_t ns = 0;
+	int err = fibdev_calibrate(c->fd, func, calls, cold ? c->work_n : 0, &ns);
+
+	if (err)
+		fprintf(stderr, "fibtrace: calibration: FIBDRV_IOC_CALIBRATE: %s\n",
+			strerror(-err));
+	*per_call = (double)ns / calls;
+	return err;
+}
+
+/* The work between cold calibration calls: F(FT_CALIB_WORK_N), within @fd's algorithm's range. */
+static __u64 work_n(const struct ft_run *run, int fd)
+{
+	char name[FIBDRV_ALGO_NAME_MAX];
+	int i = -1;
+
+	if (!fibdev_get_algo(fd, name, sizeof(name)))
+		i = fibdev_algo_index(&run->algos, name);
+	if (i < 0)
+		return 1; /* unknown: F(1) */
+	return run->algos.max_n[i] < FT_CALIB_WORK_N ? run->algos.max_n[i] : FT_CALIB_WORK_N;
+}
+
+int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *device)
+{
+	const struct ft_targets *tg = run->targets;
+	double x[FT_CALIB_ROUNDS];
+	int i, k, r, cold;
+
+	c->fd = -1;
+	if (!tg->ncalib)
+		return 0;
+	c->fd = fibdev_open(device, NULL, -1, "fibtrace: calibration");
+	if (c->fd < 0)
+		return -FT_EXIT_ERROR;
+	c->work_n = work_n(run, c->fd);
+	for (i = tg->count; i < ft_targets_all(tg); i++) {
+		k = calib_func(&tg->t[i]);
+		for (cold = 0; k >= 0 && cold < 2; cold++) {
+			for (r = 0; r < FT_CALIB_ROUNDS; r++)
+				if (round_ns(c, k, cold, &x[r]))
+					return -FT_EXIT_ERROR;
+			c->untraced_ns[k][cold] = stats_median(x, FT_CALIB_ROUNDS);
+		}
+	}
+	return 0;
+}
+
+static void summarize(double *x, int n, double *med, double *lo, double *hi)
+{
+	int i;
+
+	*med = stats_median(x, n);
+	*lo = *hi = x[0];
+	for (i = 1; i < n; i++) {
+		*lo = x[i] < *lo ? x[i] : *lo;
+		*hi = x[i] > *hi ? x[i] : *hi;
+	}
+}
+
+/* Traced rounds of calibration target @t in one setting: 0, or 1 when calls went unrecorded. */
+static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t, int cold,
+		  struct ft_cost_series *s)
+{
+	double full[FT_CALIB_ROUNDS], in[FT_CALIB_ROUNDS], call;
+	int k = calib_func(t), r;
+	struct ft_func_stats a, b;
+
+	s->calls = cold ? FT_CALIB_CALLS_COLD : FT_CALIB_CALLS_WARM;
+	for (r = 0; r < FT_CALIB_ROUNDS; r++) {
+		if (ft_tracer_slot_stats(tr, t->slot, &a) || round_ns(c, k, cold, &call) ||
+		    ft_tracer_slot_stats(tr, t->slot, &b))
+			return -FT_EXIT_ERROR;
+		if (b.count - a.count != s->calls)
+			return 1;
+		full[r] = call - c->untraced_ns[k][cold];
+		in[r] = (double)(b.total_ns - a.total_ns) / s->calls;
+	}
+	summarize(full, FT_CALIB_ROUNDS, &s->full_ns, &s->full_min, &s->full_max);
+	summarize(in, FT_CALIB_ROUNDS, &s->in_ns, &s->in_min, &s->in_max);
+	s->rounds = FT_CALIB_ROUNDS;
+	s->work_n = cold ? c->work_n : 0;
+	s->untraced_ns = c->untraced_ns[k][cold];
+	return 0;
+}
+
+/* Warm and cold series of calibration target @t: its mode's costs. */
+static int calibrate_one(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
+			 const struct ft_target *t)
+{
+	struct ft_cost *cost = &run->overhead.mode[t->mode];
+	int err;
+
+	if (calib_func(t) < 0 || !t->attached)
+		return 0;
+	err = series(c, tr, t, 0, &cost->warm);
+	if (!err)
+		err = series(c, tr, t, 1, &cost->cold);
+	if (err > 0)
+		ft_warn(run, "calibration: calls of %s went unrecorded: %s figures not compensated",
+			t->name, ft_mode_name(t->mode));
+	if (err)
+		return err < 0 ? err : 0;
+	cost->full_ns = (cost->warm.full_ns + cost->cold.full_ns) / 2;
+	cost->full_err = fabs(cost->cold.full_ns - cost->warm.full_ns);
+	cost->in_ns = (cost->warm.in_ns + cost->cold.in_ns) / 2;
+	cost->in_err = fabs(cost->cold.in_ns - cost->warm.in_ns);
+	if (cost->in_ns > cost->full_ns)
+		cost->in_ns = cost->full_ns; /* noise on a tiny cost: in is part of full */
+	cost->valid = cost->full_ns > 0;
+	return 0;
+}
+
+int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
+{
+	struct ft_targets *tg = run->targets;
+	struct ft_overhead *o = &run->overhead;
+	int i, err = 0;
+
+	if (c->fd < 0)
+		return 0;
+	ft_tracer_set_state(tr, FT_CALIBRATING);
+	for (i = tg->count; i < ft_targets_all(tg) && !err; i++)
+		err = calibrate_one(c, tr, run, &tg->t[i]);
+	ft_tracer_set_state(tr, FT_OFF);
+	close(c->fd);
+	c->fd = -1;
+	if (err)
+		return err;
+	for (i = 0; i < tg->count; i++) {
+		struct ft_target *t = &tg->t[i];
+		struct ft_cost *cost = &o->mode[t->mode];
+
+		if (t->unavailable)
+			continue;
+		if (!cost->valid) {
+			o->uncompensated++;
+			continue;
+		}
+		ft_tracer_set_cost(tr, t->slot, cost);
+		cost->funcs++;
+		o->on = true;
+	}
+	if (o->on && o->uncompensated)
+		ft_warn(run, "%d functions not compensated: no calibration for their mode",
+			o->uncompensated);
+	return 0;
+}
