@@ -9,6 +9,11 @@
  *   N READS ROUNDS MEDIAN_NS BEST_NS
  * where the times are per read (median and minimum over the rounds).
  * Every read issued, warm-up included, is (1 + R) * READS per N.
+ *
+ * --truth: the time inside fib_read, untraced. Each round times READS
+ * pread()s of F(N) and READS pread()s at max_n + 1, which fib_read refuses
+ * at once (EINVAL): the difference per read cancels the system call path
+ * and leaves fib_read's own work (within the few ns its refusal takes).
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -38,6 +43,8 @@ static struct workload_options {
 	const char *device;
 	int rounds;
 	int cpu;
+	int truth;
+	uint64_t max_n; /* fibdrv's, for --truth */
 	int nspecs;
 	struct read_spec specs[MAX_SPECS];
 } opts = {
@@ -51,12 +58,13 @@ static const char doc[] = "Time lseek+read of /dev/fibonacci per n (scripts/benc
 			  "Exit status: 0 ok, 1 device error, 2 bad usage.";
 static const char args_doc[] = "N:READS [N:READS...]";
 
-enum { OPT_DEVICE = 0x100 };
+enum { OPT_DEVICE = 0x100, OPT_TRUTH };
 
 static const struct argp_option options[] = {
 	{"rounds", 'r', "R", 0, "Timed rounds per n (default 5, at most 99)", 0},
 	{"cpu", 'c', "C", 0, "Pin to CPU C", 0},
 	{"device", OPT_DEVICE, "PATH", 0, "Device path (default /dev/fibonacci)", 0},
+	{"truth", OPT_TRUTH, NULL, 0, "Time inside fib_read: reads minus refused reads", 0},
 	{},
 };
 
@@ -103,6 +111,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_DEVICE:
 		opts.device = arg;
 		break;
+	case OPT_TRUTH:
+		opts.truth = 1;
+		break;
 	case ARGP_KEY_ARG:
 		if (opts.nspecs == MAX_SPECS)
 			argp_error(state, "at most %d N:READS arguments", MAX_SPECS);
@@ -146,6 +157,27 @@ static int read_round(int fd, char *buf, const struct read_spec *spec)
 	return 0;
 }
 
+/* --truth: READS preads of F(n) minus READS refused preads, in ns. */
+static int truth_round(int fd, char *buf, const struct read_spec *spec, double *ns)
+{
+	uint64_t i, t0, t1, t2;
+	ssize_t len;
+
+	t0 = now_ns();
+	for (i = 0; i < spec->reads; i++) {
+		len = pread(fd, buf, READ_BUF_SIZE, (off_t)spec->n);
+		if (len <= 0 || len == READ_BUF_SIZE)
+			return len < 0 ? -errno : -EIO;
+	}
+	t1 = now_ns();
+	for (i = 0; i < spec->reads; i++)
+		if (pread(fd, buf, READ_BUF_SIZE, (off_t)opts.max_n + 1) != -1 || errno != EINVAL)
+			return -EPROTO; /* the refusal is what cancels the syscall path */
+	t2 = now_ns();
+	*ns = (double)(t1 - t0) - (double)(t2 - t1);
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -161,9 +193,16 @@ static int run_spec(int fd, char *buf, const struct read_spec *spec)
 
 	err = read_round(fd, buf, spec); /* warm-up: caches, page faults */
 	for (r = 0; !err && r < opts.rounds; r++) {
+		double ns = 0;
+
 		t0 = now_ns();
-		err = read_round(fd, buf, spec);
-		per_read[r] = (double)(now_ns() - t0) / (double)spec->reads;
+		if (opts.truth)
+			err = truth_round(fd, buf, spec, &ns);
+		else
+			err = read_round(fd, buf, spec);
+		if (!opts.truth)
+			ns = (double)(now_ns() - t0);
+		per_read[r] = ns / (double)spec->reads;
 	}
 	if (err) {
 		fprintf(stderr, "trace_workload: read of F(%" PRIu64 ") from %s: %s\n", spec->n,
@@ -175,6 +214,23 @@ static int run_spec(int fd, char *buf, const struct read_spec *spec)
 	printf("%" PRIu64 " %" PRIu64 " %d %.1f %.1f\n", spec->n, spec->reads, opts.rounds,
 	       per_read[(opts.rounds - 1) / 2], per_read[0]);
 	fflush(stdout);
+	return 0;
+}
+
+/* fibdrv's max_n module parameter. */
+static int read_max_n(uint64_t *max_n)
+{
+	FILE *f = fopen("/sys/module/fibdrv/parameters/max_n", "r");
+	unsigned long long v;
+	int ok = f && fscanf(f, "%llu", &v) == 1;
+
+	if (f)
+		fclose(f);
+	if (!ok) {
+		fprintf(stderr, "trace_workload: --truth: cannot read fibdrv's max_n\n");
+		return -1;
+	}
+	*max_n = v;
 	return 0;
 }
 
@@ -196,6 +252,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (opts.truth && read_max_n(&opts.max_n))
+		return 1;
 	fd = open(opts.device, O_RDONLY);
 	if (fd < 0) {
 		fprintf(stderr, "trace_workload: %s: %s (is fibdrv loaded?)\n", opts.device,

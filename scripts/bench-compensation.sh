@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Overhead compensation against the untraced truth (part of make bench-trace):
+# bench/compensation.py in one guest per kernel, then the table.
+#
+#   scripts/bench-compensation.sh [KVER...]   default: every kernel of scripts/kernels.sh
+#                                             writes bench/results/compensation.json
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+if [ "${1:-}" = --guest ]; then
+	insmod "build/$(uname -r)/fibdrv.ko"
+	status=0
+	python3 bench/compensation.py "$2" || status=$?
+	rmmod fibdrv || true
+	exit $status
+fi
+
+kernels=("$@")
+[ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels.sh)
+for f in build/fibtrace build/bench/trace_workload /usr/bin/bpftrace; do
+	[ -x "$f" ] || { echo "bench-compensation: $f missing (make bench-trace; make deps)" >&2; exit 1; }
+done
+mkdir -p build/vm bench/results
+parts=()
+for k in "${kernels[@]}"; do
+	part=build/vm/bench-compensation-$k.json
+	rm -f "$part"
+	VM_TIMEOUT=${VM_TIMEOUT:-1500} scripts/vmtest.sh "$k" -- scripts/bench-compensation.sh --guest "$part" |
+		tee "build/vm/bench-compensation-$k.log" | grep --line-buffered '^bench-compensation' >&2 || true
+	[ -s "$part" ] || {
+		echo "bench-compensation: $k: no results; the guest's log: build/vm/bench-compensation-$k.log" >&2
+		exit 1
+	}
+	parts+=("$part")
+done
+build=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- bpf src fibdrv 2>/dev/null || build="$build+uncommitted"
+python3 - "$build" "${parts[@]}" <<'PY'
+import json, sys
+rows = [r for p in sys.argv[2:] for r in json.load(open(p))]
+for r in rows:
+    r["fibtrace_build"] = sys.argv[1]
+with open("bench/results/compensation.json", "w") as f:
+    json.dump(rows, f, indent=1)
+    f.write("\n")
+
+def us(ns):
+    return f"{ns / 1000:.1f}"
+
+def err(e):
+    return f"{e['percent']:+.0f}%" + ("" if e["within_target"] else "!")
+
+print("%-22s %6s %6s %8s | %8s %6s | %8s %6s %8s %6s | %8s %6s %6s | %8s %6s" % (
+    "kernel", "n", "calls", "truth", "raw", "err", "comp", "err", "bound", "in?",
+    "path", "raw", "comp", "single", "err"))
+for r in rows:
+    e = r["error"]
+    print("%-22s %6d %6d %8s | %8s %6s | %8s %6s %8s %6s | %8s %6s %6s | %8s %6s" % (
+        r["kernel"], r["n"], r["traced_calls"], us(r["truth_ns"]), us(r["raw_ns"]), err(e["raw"]),
+        us(r["compensated_ns"]), err(e["compensated"]), "±" + us(r["error_bound_ns"]),
+        "yes" if r["truth_within_bound"] else "NO", us(r["read_path_compensated_ns"]),
+        err(e["read_path_raw"]), err(e["read_path_compensated"]), us(r["single_probe_ns"]),
+        err(e["single_probe"])))
+print("bench-compensation: times in us, medians; err = (x - truth) / truth, ! = outside the target "
+      "(10% or 1 us); in? = truth within fibtrace's error bound; path = --no-discover; "
+      "single = bpftrace on fib_read alone; bench/results/compensation.json")
+PY
