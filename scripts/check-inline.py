@@ -217,8 +217,8 @@ def check(ko):
     basis = "BTF, symbols" if have_btf else "symbols (no BTF base: build/<kver>/vmlinux)"
     basis += ", __mcount_loc" if have_mcount else ", no __mcount_loc"
     if bad:
-        print(f"FAIL {name}: {len(bad)} of {len(traced)} traced functions are also "
-              f"called without their traced entry: {'; '.join(bad)}")
+        print(f"FAIL {name}: {len(bad)} of {len(traced)} traced functions "
+              f"also called without their traced entry: {'; '.join(bad)}")
         return False
     print(f"PASS {name}: none of {len(traced)} traced functions ({basis}) is inlined "
           "or cloned anywhere in the module")
