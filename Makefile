@@ -6,7 +6,8 @@
 #   make deps          install packages, kernels and virtme-ng (root, Debian 12)
 #   make module KVER=R build/R/fibdrv.ko (with module BTF)
 #   make vmtest KVER=R boot kernel R under QEMU and run the guest suite
-#   make unit          host unit tests only
+#   make unit          host unit tests only (with make check-inline)
+#   make check-inline  no traced fibdrv function is inlined or cloned anywhere
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
 #   make bench         big-number library against GMP (bench/results/bn.json)
 #   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
@@ -49,7 +50,7 @@ FIBTRACE_PURE := src/fibtrace/run.c src/fibtrace/aggregate.c src/fibtrace/report
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 
-.PHONY: all deps module modules user vmtest test unit demo vmlinux-h bench bench-trace clean format check-kver \
+.PHONY: all deps module modules user vmtest test unit check-inline demo vmlinux-h bench bench-trace clean format check-kver \
 	stack-depth print-bn-srcs
 
 all: user modules
@@ -118,7 +119,15 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	$(CC) $(USER_CFLAGS) $^ -o $@ -lm
 
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn
-	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; exit $$st
+	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
+	$(MAKE) --no-print-directory check-inline || st=1; exit $$st
+
+# No function fibtrace traces by default is also inlined or cloned somewhere
+# (its counts would miss those calls): one PASS/FAIL line per built module,
+# from its symbols, BTF, __mcount_loc and DWARF. Part of make unit.
+check-inline:
+	@$(MAKE) --no-print-directory modules || { echo "FAIL inline: make modules failed"; exit 1; }
+	@scripts/check-inline.py $(foreach k,$(KERNELS),$(BUILD)/$(k)/fibdrv.ko)
 
 vmtest: check-kver all
 	@scripts/vmtest.sh "$(KVER)"

@@ -56,7 +56,7 @@ static size_t bn_put_var(char *p, u64 v)
 	return 19 - k;
 }
 
-size_t bn_dec_bound(size_t n)
+noinline size_t bn_dec_bound(size_t n)
 {
 	/* 64 log10(2) = 19.2659... */
 	return n * 19 + (n * 267 + 999) / 1000 + 2;

@@ -2,7 +2,8 @@
 /*
  * bn_val.c - struct bn, the value layer over the limb primitives, and the
  * allocation policy it owns: every allocation of the library goes through
- * bn_mem_alloc()/bn_mem_free() here (the value functions inline them).
+ * bn_mem_alloc()/bn_mem_free() here (noinline: a call inlined into the value
+ * functions would be missing from fibtrace's counts).
  */
 #include "bn_impl.h"
 
@@ -10,12 +11,12 @@
 
 #if !BN_MEM_ACCOUNTING
 /* the kernel: straight to kvmalloc/kvfree, nothing counted */
-void *bn_mem_alloc(size_t bytes)
+noinline void *bn_mem_alloc(size_t bytes)
 {
 	return bn_sys_alloc(bytes);
 }
 
-void bn_mem_free(void *p)
+noinline void bn_mem_free(void *p)
 {
 	if (p)
 		bn_sys_free(p);
@@ -45,7 +46,7 @@ void bn_mem_fail_after(long allocations)
 	bn_mem_countdown = allocations;
 }
 
-void *bn_mem_alloc(size_t bytes)
+noinline void *bn_mem_alloc(size_t bytes)
 {
 	unsigned char *p;
 
@@ -63,7 +64,7 @@ void *bn_mem_alloc(size_t bytes)
 	return p + BN_MEM_HDR;
 }
 
-void bn_mem_free(void *ptr)
+noinline void bn_mem_free(void *ptr)
 {
 	unsigned char *p = ptr;
 	size_t bytes;
@@ -88,7 +89,7 @@ void bn_mem_reset_peak(void)
 }
 #endif /* BN_MEM_ACCOUNTING */
 
-u64 *bn_limbs_alloc(size_t n)
+noinline u64 *bn_limbs_alloc(size_t n)
 {
 	if (n == 0)
 		n = 1;
@@ -137,7 +138,7 @@ noinline int bn_reserve(struct bn *x, size_t cap)
 	return 0;
 }
 
-int bn_set_u64(struct bn *x, u64 v)
+noinline int bn_set_u64(struct bn *x, u64 v)
 {
 	int err = bn_reserve(x, 1);
 
@@ -162,7 +163,7 @@ int bn_copy(struct bn *dst, const struct bn *src)
 	return 0;
 }
 
-int bn_cmp_val(const struct bn *a, const struct bn *b)
+noinline int bn_cmp_val(const struct bn *a, const struct bn *b)
 {
 	return bn_cmp(a->limbs, a->size, b->limbs, b->size);
 }

@@ -6,7 +6,7 @@
  */
 #include "fib_algo.h"
 
-void fib_value_release(struct fib_value *v)
+noinline void fib_value_release(struct fib_value *v)
 {
 	if (!v)
 		return;
@@ -19,7 +19,7 @@ void fib_value_release(struct fib_value *v)
 	v->n = 0;
 }
 
-int fib_check_n(const struct fib_algo *a, u64 n)
+noinline int fib_check_n(const struct fib_algo *a, u64 n)
 {
 	if (n > a->max_n)
 		return (a->flags & FIB_ALGO_U64) ? -EOVERFLOW : -E2BIG;
