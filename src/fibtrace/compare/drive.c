@@ -52,6 +52,7 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 	struct raw_cell *cell = &c->raw[(size_t)r->variant * c->nn + r->nidx];
 	const struct ft_read_rec *rec;
 	size_t k = cell->count;
+	bool comp;
 
 	c->reads_issued++;
 	run->reads_issued++;
@@ -82,10 +83,12 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 		cell->v[FT_METRIC_COUNTER][k] = 0;
 	}
 	v->matched++;
-	cell->v[FT_METRIC_TOTAL][k] = rec->total_ns;
-	cell->v[FT_METRIC_COMPUTE][k] = rec->stage_ns[0];
-	cell->v[FT_METRIC_FORMAT][k] = rec->stage_ns[1];
-	cell->v[FT_METRIC_COPY][k] = rec->stage_ns[2];
+	/* Kernel times compensated for fibtrace's own cost unless --no-compensate. */
+	comp = run->overhead.on;
+	cell->v[FT_METRIC_TOTAL][k] = comp ? rec->comp_total_ns : rec->total_ns;
+	cell->v[FT_METRIC_COMPUTE][k] = comp ? rec->comp_stage_ns[0] : rec->stage_ns[0];
+	cell->v[FT_METRIC_FORMAT][k] = comp ? rec->comp_stage_ns[1] : rec->stage_ns[1];
+	cell->v[FT_METRIC_COPY][k] = comp ? rec->comp_stage_ns[2] : rec->stage_ns[2];
 	cell->v[FT_METRIC_USER][k] = r->user_ns;
 	cell->count++;
 }

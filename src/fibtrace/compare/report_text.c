@@ -46,11 +46,13 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 	int v, h;
 
 	fprintf(f,
-		"fibtrace --compare %s: kernel %s, metric %s (%s)\n"
+		"fibtrace --compare %s: kernel %s, metric %s (%s%s)\n"
 		"n %" PRIu64 "..%" PRIu64 " step %" PRIu64 " (%zu values), %u rounds interleaved "
 		"(%d warm-up round discarded), baseline %s\n",
 		ft_cmp_kind_name(c->o.kind), run->kernel, ft_cmp_metric_name(c->o.metric),
-		metric_desc(c->o.metric), c->first, nth(c, c->nn - 1), c->step, c->nn, c->repeat,
+		metric_desc(c->o.metric),
+		run->overhead.on && c->o.metric <= FT_METRIC_COPY ? ", compensated for tracing" : "",
+		c->first, nth(c, c->nn - 1), c->step, c->nn, c->repeat,
 		WARMUP_ROUNDS, c->var[c->base].label);
 	if (c->o.kind == FT_CMP_FORMATS)
 		fprintf(f, "algorithm %s, output format dec (decimal) against bin (binary limbs)\n",
