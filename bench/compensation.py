@@ -57,7 +57,7 @@ def single_probe(n, reads):
     with open(out_path, "w") as out:
         bt = subprocess.Popen(["bpftrace", "-e", script], stdout=out, stderr=subprocess.STDOUT)
     t0 = time.monotonic()
-    while "ready" not in open(out_path).read():
+    while not re.search(r"^ready$", open(out_path).read(), re.M):
         if bt.poll() is not None or time.monotonic() - t0 > 600:
             bt.kill()
             raise RuntimeError("bpftrace did not start: " + open(out_path).read()[-2000:])
