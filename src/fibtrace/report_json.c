@@ -28,7 +28,8 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		run->filter_pid, tg->module_btf ? "true" : "false");
 	fprintf(f, "    \"clocksource\": ");
 	json_str(f, run->clocksource);
-	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u,\n", FT_STACK_DEPTH, run->max_depth);
+	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u, \"maxactive\": %u,\n", FT_STACK_DEPTH,
+		run->max_depth, run->maxactive);
 	if (run->hist.linear)
 		fprintf(f,
 			"    \"hist\": {\"type\": \"linear\", \"min_ns\": %" PRIu64
@@ -74,13 +75,15 @@ static void json_function(FILE *f, const struct ft_run *run, const struct ft_tar
 		", \"attach\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 		", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
 		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64 ",\n      \"hist\": [",
+		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64
+		", \"kretprobe_missed\": %" PRIu64 ",\n      \"hist\": [",
 		ft_attach_name(t), (uint64_t)s->count, (uint64_t)s->total_ns, (uint64_t)s->self_ns,
 		(uint64_t)s->min_ns, (uint64_t)s->max_ns,
 		(uint64_t)(s->count ? s->total_ns / s->count : 0),
 		(uint64_t)ft_hist_percentile(&run->hist, s, 0.5),
 		(uint64_t)ft_hist_percentile(&run->hist, s, 0.9),
-		(uint64_t)ft_hist_percentile(&run->hist, s, 0.99), (uint64_t)t->recursion_misses);
+		(uint64_t)ft_hist_percentile(&run->hist, s, 0.99), (uint64_t)t->recursion_misses,
+		(uint64_t)t->kretprobe_missed);
 	for (j = 0; j < nb; j++) {
 		__u64 lo, hi;
 
