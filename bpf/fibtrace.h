@@ -87,6 +87,8 @@ enum ft_lost {
 	FT_LOST_COUNTERS, /* calls left out of the counter totals (see below) */
 	FT_LOST_NO_RETURN, /* frames dropped: a later entry sat above them */
 	FT_LOST_OUTSIDE_READ, /* read stages whose fib_read began before tracing */
+	FT_LOST_KRETPROBE_MISSED, /* returns the kernel did not probe: no free kretprobe
+				     instance (user space fills it; BPF never sees them) */
 	FT_LOST_NR,
 };
 

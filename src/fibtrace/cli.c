@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kretprobe.h"
 
 const char *argp_program_version = "fibtrace 0.2";
 static const char doc[] =
@@ -49,6 +50,7 @@ enum {
 	OPT_ROWS,
 	OPT_REQUIRE_COUNTERS,
 	OPT_NO_COMPENSATE,
+	OPT_MAXACTIVE,
 };
 
 static const struct argp_option options[] = {
@@ -63,6 +65,10 @@ static const struct argp_option options[] = {
 	{"kprobe", OPT_KPROBE, NULL, 0, "Use kprobe/kretprobe instead of fentry/fexit", 1},
 	{"no-compensate", OPT_NO_COMPENSATE, NULL, 0,
 	 "Report raw figures only: no calibration of fibtrace's own cost", 1},
+	{"maxactive", OPT_MAXACTIVE, "N", 0,
+	 "kretprobe instances per function: calls it can be inside at once over every task "
+	 "(1..4096; default 64 with --sweep/--compare, 1024 otherwise)",
+	 1},
 	{"pid", 'p', "PID", 0, "Trace this process only", 1},
 	{"events", 'e', "LIST", 0,
 	 "Counters per call: cycles, instructions, branches, branch-misses, "
@@ -175,6 +181,11 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case OPT_NO_COMPENSATE:
 		cli->compensate = false;
+		break;
+	case OPT_MAXACTIVE:
+		if (parse_u64(arg, &v) || !v || v > FT_MAXACTIVE_MAX)
+			argp_error(state, "bad --maxactive '%s' (1..%d)", arg, FT_MAXACTIVE_MAX);
+		cli->maxactive = v;
 		break;
 	case 'p':
 		if (parse_u64(arg, &v) || !v || v > INT32_MAX)
@@ -336,6 +347,10 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 		argp_error(state, "--interval does not combine with --sweep or --plot");
 	if (cli->counters.require && !cli->counters.nreq)
 		argp_error(state, "--require-counters needs -e");
+	/* fibtrace's own reads come from one task; other modes trace any number (kretprobe.h). */
+	if (!cli->maxactive)
+		cli->maxactive = cli->sweep || cli->cmp.kind ? FT_MAXACTIVE_OWN_READS
+							     : FT_MAXACTIVE_ANY_READER;
 }
 
 /* The text after the options: the exit statuses, from run.c's one list. */

@@ -19,6 +19,7 @@ struct ft_cli {
 	struct u64_range range;
 	unsigned int repeat;
 	__u32 ringbuf_bytes;
+	unsigned int maxactive; /* kretprobe instances per function (kretprobe.h) */
 	int cpu;	  /* -1: not pinned */
 	unsigned int pid; /* 0: every process */
 	double duration, interval;

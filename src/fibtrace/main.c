@@ -268,6 +268,7 @@ static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_
 		.verbose = cli->verbose,
 		.ringbuf_bytes = cli->ringbuf_bytes,
 		.sweep_reads = cli->sweep ? u64_range_count(&cli->range) : 0,
+		.maxactive = cli->maxactive,
 	};
 	int err = ft_tracer_new(tr, &o, run);
 
@@ -333,6 +334,7 @@ int main(int argc, char **argv)
 	run.raw = cli.raw;
 	run.cpu = cli.cpu;
 	run.filter_pid = cli.pid;
+	run.maxactive = cli.maxactive;
 	run.run_mode = mode_name(&cli);
 	ft_run_clocksource(&run);
 

@@ -71,7 +71,8 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		run->filter_pid, tg->module_btf ? "true" : "false");
 	fprintf(f, "    \"clocksource\": ");
 	json_str(f, run->clocksource);
-	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u,\n", FT_STACK_DEPTH, run->max_depth);
+	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u, \"maxactive\": %u,\n", FT_STACK_DEPTH,
+		run->max_depth, run->maxactive);
 	json_overhead(f, run);
 	if (run->hist.linear)
 		fprintf(f,
@@ -158,10 +159,12 @@ static void json_function(FILE *f, const struct ft_run *run, const struct ft_tar
 		", \"attach\": \"%s\", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64
 		", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
 		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64 ",\n      ",
+		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64
+		", \"kretprobe_missed\": %" PRIu64 ",\n      ",
 		ft_attach_name(t), (uint64_t)s->count, (uint64_t)r.total, (uint64_t)r.self,
 		(uint64_t)s->min_ns, (uint64_t)s->max_ns, (uint64_t)r.avg, (uint64_t)r.p50,
-		(uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)t->recursion_misses);
+		(uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)t->recursion_misses,
+		(uint64_t)t->kretprobe_missed);
 	json_hist(f, run, "hist", s->hist);
 	if (run->overhead.on)
 		json_func_comp(f, run, s);

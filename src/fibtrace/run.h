@@ -46,6 +46,7 @@ struct ft_target {
 	bool attached;
 	bool calib;	  /* a calibration function (after tg->count) */
 	__u64 recursion_misses;	 /* bpf_prog_info, entry + exit programs */
+	__u64 kretprobe_missed;	 /* returns not probed (kretprobe.c), where the kernel says */
 	struct ft_func_stats st; /* summed over CPUs */
 	struct ft_cnt_stats cnt; /* counters (-e), summed over CPUs */
 };
@@ -126,6 +127,7 @@ struct ft_run {
 	bool raw; /* --raw: include every read in the JSON */
 	char clocksource[32]; /* the kernel's, which bpf_ktime_get_ns reads */
 	__u32 max_depth; /* deepest stack of traced calls seen (FT_STACK_DEPTH kept) */
+	unsigned int maxactive; /* kretprobe instances per function (--maxactive) */
 	unsigned int filter_pid;
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
 	struct ft_overhead overhead;

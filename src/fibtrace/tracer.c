@@ -12,6 +12,7 @@
 
 #include "counters.h"
 #include "fibtrace.skel.h"
+#include "kretprobe.h"
 #include "tracer.h"
 
 /* The initial pid namespace's inode number (include/linux/proc_ns.h): fixed. */
@@ -183,6 +184,7 @@ static void unload(struct ft_tracer *tr)
 		bpf_link__destroy(tr->links[i][1]);
 		tr->links[i][0] = tr->links[i][1] = NULL;
 	}
+	ft_kretprobe_remove_all(); /* their links are gone: the kprobe events can go */
 	fibtrace__destroy(tr->skel);
 	tr->skel = NULL;
 	for (i = 0; i < ft_targets_all(tr->tg); i++)
@@ -303,8 +305,10 @@ static int attach_one(struct ft_tracer *tr, int i)
 
 		if (t->mode == FT_MODE_FENTRY)
 			tr->links[i][e] = bpf_program__attach_trace(prog);
+		else if (e) /* sized maxactive: kretprobe.c */
+			tr->links[i][e] = ft_kretprobe_attach(tr->run, prog, sym, tr->o.maxactive);
 		else
-			tr->links[i][e] = bpf_program__attach_kprobe(prog, e, sym);
+			tr->links[i][e] = bpf_program__attach_kprobe(prog, false, sym);
 		if (!tr->links[i][e]) {
 			err = -errno;
 			fprintf(stderr, "fibtrace: attaching %s to %s failed: %s\n",
@@ -512,6 +516,7 @@ int ft_tracer_collect(struct ft_tracer *tr)
 		tr->run->recursion_misses += t->recursion_misses;
 	}
 	collect_lost(tr, ncpus);
+	ft_kretprobe_collect(tr->run, tr->links);
 	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);
 }

@@ -35,6 +35,7 @@ struct ft_tracer_opts {
 	bool verbose;	     /* load/attach times */
 	__u32 ringbuf_bytes; /* --ringbuf-size; 0: from sweep_reads */
 	__u64 sweep_reads;   /* reads in one sweep round (0: not sweeping) */
+	unsigned int maxactive; /* kretprobe instances per function (kretprobe.h) */
 };
 
 int ft_tracer_new(struct ft_tracer **out, const struct ft_tracer_opts *o, struct ft_run *run);

@@ -10,6 +10,10 @@
  *   fibstress reads COUNT ALGO N              COUNT reads of F(N), verified once
  *   fibstress shared SECONDS MAX_N ALGO...    forked processes sharing one fd,
  *                                             switching its algorithm at random
+ *   fibstress procs PROCS READS MIN_N MAX_N   PROCS forked processes, each with its
+ *                                             own fd (the device's default
+ *                                             algorithm) reading READS random
+ *                                             n in [MIN_N, MAX_N], all verified
  *
  * Prints "fibstress: <reads> reads, <mismatches> mismatches, <errors> errors"
  * and exits 1 on any
@@ -40,6 +44,7 @@ static struct counters {
 	atomic_ulong reads;
 	atomic_ulong mismatches;
 	atomic_ulong errors;
+	atomic_ulong ready; /* procs: readers waiting to start */
 } *counts;
 static double deadline;
 static uint64_t max_n;
@@ -217,9 +222,49 @@ static int run_shared(void)
 	return failed ? -1 : 0;
 }
 
+/*
+ * Concurrent readers in separate processes, a fixed number of reads each
+ * (fibtrace's concurrency test compares the reads it counts with the reads
+ * issued here). They start together: each waits for the others before its
+ * first read, so the reads overlap.
+ */
+static int run_procs(int procs, unsigned long reads, uint64_t min_n, uint64_t max_n)
+{
+	int status, failed = 0;
+
+	for (int p = 0; p < procs; p++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			uint64_t state = (uint64_t)p * 7919 + 11;
+			int fd = fibdev_open(FIBDRV_DEVICE_PATH, NULL, FIBDRV_FORMAT_BIN,
+					     "fibstress");
+			mpz_t got, want;
+			int bad = fd < 0;
+
+			atomic_fetch_add(&counts->ready, 1);
+			while (atomic_load(&counts->ready) < (unsigned long)procs)
+				usleep(1000);
+			mpz_inits(got, want, NULL);
+			for (unsigned long i = 0; i < reads && !bad; i++) {
+				uint64_t n = min_n + next_random(&state) % (max_n - min_n + 1);
+
+				bad |= read_and_verify(fd, n, got, want);
+			}
+			_exit(bad ? 1 : 0);
+		}
+		if (pid < 0)
+			return -1;
+	}
+	while (wait(&status) > 0)
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
+	return failed ? -1 : 0;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: fibstress threads|shared SECONDS MAX_N ALGO... | churn SECONDS | reads COUNT ALGO N\n");
+	fprintf(stderr, "usage: fibstress threads|shared SECONDS MAX_N ALGO... | churn SECONDS | "
+			"reads COUNT ALGO N | procs PROCS READS MIN_N MAX_N\n");
 	return 2;
 }
 
@@ -252,6 +297,13 @@ int main(int argc, char **argv)
 		free(buf);
 		close(fd);
 		counts->reads = count;
+	} else if (!strcmp(argv[1], "procs") && argc == 6) {
+		int procs = atoi(argv[2]);
+		uint64_t lo = strtoull(argv[4], NULL, 10), hi = strtoull(argv[5], NULL, 10);
+
+		if (procs < 1 || lo > hi)
+			return usage();
+		ret = run_procs(procs, strtoul(argv[3], NULL, 10), lo, hi);
 	} else {
 		deadline = now() + atof(argv[2]);
 		if (!strcmp(argv[1], "churn")) {
