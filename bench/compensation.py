@@ -48,11 +48,11 @@ def fibtrace(n, reads, extra):
 
 
 def single_probe(n, reads):
-    """bpftrace on fib_read alone, one line per read; the median."""
+    """bpftrace on fib_read alone, every read's duration; the median."""
     script = (f'kprobe:__x64_sys_getppid /pid == {os.getpid()}/ {{ printf("ready\\n"); }}\n'
               "kfunc:fibdrv:fib_read { @s[tid] = nsecs; }\n"
               "kretfunc:fibdrv:fib_read /@s[tid]/ "
-              '{ printf("ns %llu\\n", nsecs - @s[tid]); delete(@s[tid]); }\n')
+              "{ @v[nsecs - @s[tid]] = count(); delete(@s[tid]); }\n")
     out_path = f"build/vm/bench-compensation-{KERNEL}.bt.out"
     with open(out_path, "w") as out:
         bt = subprocess.Popen(["bpftrace", "-e", script], stdout=out, stderr=subprocess.STDOUT)
@@ -67,7 +67,10 @@ def single_probe(n, reads):
                    capture_output=True)
     bt.send_signal(signal.SIGINT)
     bt.wait(600)
-    ns = [int(m) for m in re.findall(r"^ns (\d+)$", open(out_path).read(), re.M)]
+    # Every duration and how often it occurred (a map, not printf: bpftrace
+    # drops printf events when they come faster than it prints them).
+    ns = [int(v) for v, c in re.findall(r"^@v\[(\d+)\]: (\d+)$", open(out_path).read(), re.M)
+          for _ in range(int(c))]
     if len(ns) != 2 * reads:  # a warm-up round and a timed one
         raise RuntimeError(f"bpftrace saw {len(ns)} reads of {2 * reads}")
     return statistics.median(ns)
