@@ -16,26 +16,9 @@ if [ "${1:-}" = --guest ]; then
 	exit $status
 fi
 
-kernels=("$@")
-[ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels.sh)
-for f in build/fibtrace build/bench/trace_workload /usr/bin/bpftrace; do
-	[ -x "$f" ] || { echo "bench-compensation: $f missing (make bench-trace; make deps)" >&2; exit 1; }
-done
-mkdir -p build/vm bench/results
-parts=()
-for k in "${kernels[@]}"; do
-	part=build/vm/bench-compensation-$k.json
-	rm -f "$part"
-	VM_TIMEOUT=${VM_TIMEOUT:-1500} scripts/vmtest.sh "$k" -- scripts/bench-compensation.sh --guest "$part" |
-		tee "build/vm/bench-compensation-$k.log" | grep --line-buffered '^bench-compensation' >&2 || true
-	[ -s "$part" ] || {
-		echo "bench-compensation: $k: no results; the guest's log: build/vm/bench-compensation-$k.log" >&2
-		exit 1
-	}
-	parts+=("$part")
-done
-build=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- bpf src fibdrv 2>/dev/null || build="$build+uncommitted"
+# shellcheck source=scripts/guest-bench.sh
+. scripts/guest-bench.sh
+guest_bench bench-compensation build/fibtrace build/bench/trace_workload /usr/bin/bpftrace -- "$@"
 python3 - "$build" "${parts[@]}" <<'PY'
 import json, sys
 rows = [r for p in sys.argv[2:] for r in json.load(open(p))]

@@ -355,28 +355,10 @@ PY
 	exit $status
 fi
 
-kernels=("$@")
-[ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels.sh)
-for f in build/fibtrace build/bench/trace_workload /usr/bin/bpftrace /usr/sbin/funclatency-bpfcc; do
-	[ -x "$f" ] || { echo "bench-trace: $f missing (make bench-trace; make deps)" >&2; exit 1; }
-done
-mkdir -p build/vm bench/results
-parts=()
-for k in "${kernels[@]}"; do
-	part=build/vm/bench-trace-$k.json
-	rm -f "$part"
-	# The guest's whole console goes to a log; its progress lines to stderr.
-	VM_TIMEOUT=${VM_TIMEOUT:-1500} scripts/vmtest.sh "$k" -- scripts/bench-trace.sh --guest "$part" |
-		tee "build/vm/bench-trace-$k.log" | grep --line-buffered '^bench-trace' >&2 || true
-	[ -s "$part" ] || {
-		echo "bench-trace: $k: no results; the guest's log: build/vm/bench-trace-$k.log" >&2
-		exit 1
-	}
-	parts+=("$part")
-done
-# Which fibtrace was measured: the commit, and whether bpf/ or src/ differed.
-build=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD -- bpf src 2>/dev/null || build="$build+uncommitted"
+# shellcheck source=scripts/guest-bench.sh
+. scripts/guest-bench.sh
+guest_bench bench-trace build/fibtrace build/bench/trace_workload /usr/bin/bpftrace \
+	/usr/sbin/funclatency-bpfcc -- "$@"
 python3 - "$build" "${parts[@]}" <<'PY'
 import json, sys
 rows = [r for p in sys.argv[2:] for r in json.load(open(p))]
