@@ -52,7 +52,7 @@ __u32 enabled;
  */
 __u32 cost_full[FT_MAX_SLOTS];
 __u32 cost_in[FT_MAX_SLOTS];
-/* Their error bounds (half the spread of the calibration): summed like the costs. */
+/* Their error bounds (the spread of the calibration): summed like the costs. */
 __u32 err_full[FT_MAX_SLOTS];
 __u32 err_in[FT_MAX_SLOTS];
 /* The deepest stack of traced calls seen (a report figure; racy between CPUs). */
@@ -327,18 +327,14 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	r->n = st->n;
 	r->algo = st->algo;
 	r->total_ns = c->dur;
-	r->stage_ns[0] = st->stage_ns[0];
-	r->stage_ns[1] = st->stage_ns[1];
-	r->stage_ns[2] = st->stage_ns[2];
+	__builtin_memcpy(r->stage_ns, st->stage_ns, sizeof(r->stage_ns));
 	r->copy_bytes = st->copy_bytes;
 	r->copy_ns = st->copy_ns;
 	r->copy_calls = st->copy_calls;
 	r->calls = st->calls;
 	r->comp_total_ns = c->comp;
 	r->comp_err_ns = c->err;
-	r->comp_stage_ns[0] = st->comp_stage_ns[0];
-	r->comp_stage_ns[1] = st->comp_stage_ns[1];
-	r->comp_stage_ns[2] = st->comp_stage_ns[2];
+	__builtin_memcpy(r->comp_stage_ns, st->comp_stage_ns, sizeof(r->comp_stage_ns));
 	r->comp_copy_ns = st->comp_copy_ns;
 	r->ret = ret;
 	r->tid = (__u32)bpf_get_current_pid_tgid();

@@ -174,26 +174,23 @@ static void pern_row(const struct ft_read_rec *recs, size_t cnt, double *tmp, st
 	r->algo = recs[0].algo;
 	r->n = recs[0].n;
 	r->count = cnt;
+	r->min = recs[0].total_ns;
 	for (k = 0; k < cnt; k++) {
 		if (recs[k].ret < 0)
 			r->errors++;
 		if (recs[k].stage_ns[0] + recs[k].stage_ns[1] + recs[k].stage_ns[2] >
 		    recs[k].total_ns)
 			r->parts_over_total++;
-	}
-	pern_fig(recs, cnt, tmp, true, &r->comp);
-	for (k = 0; k < cnt; k++)
+		r->min = recs[k].total_ns < r->min ? recs[k].total_ns : r->min;
+		r->max = recs[k].total_ns > r->max ? recs[k].total_ns : r->max;
+		r->calls += recs[k].calls;
 		tmp[k] = recs[k].comp_err_ns;
+	}
+	r->calls /= cnt;
 	qsort(tmp, cnt, sizeof(*tmp), stats_cmp_double);
 	r->comp_err = quantile_u64(tmp, cnt, 0.5);
-	for (k = 0; k < cnt; k++)
-		r->calls += recs[k].calls;
-	r->calls /= cnt;
-	/* Last: tmp keeps the sorted totals for min and max. */
 	pern_fig(recs, cnt, tmp, false, &r->raw);
-	sorted_part(recs, cnt, PART_TOTAL, false, tmp);
-	r->min = (__u64)tmp[0];
-	r->max = (__u64)tmp[cnt - 1];
+	pern_fig(recs, cnt, tmp, true, &r->comp);
 }
 
 size_t ft_pern_build(struct ft_run *run, struct ft_pern **out)

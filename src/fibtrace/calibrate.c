@@ -94,16 +94,15 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 	return 0;
 }
 
-static void summarize(double *x, int n, double *med, double *lo, double *hi)
+/* Median and range of one series' rounds (lib/stats.h). */
+static void summarize(const double *x, double *med, double *lo, double *hi)
 {
-	int i;
+	struct stats_summary sum;
 
-	*med = stats_median(x, n);
-	*lo = *hi = x[0];
-	for (i = 1; i < n; i++) {
-		*lo = x[i] < *lo ? x[i] : *lo;
-		*hi = x[i] > *hi ? x[i] : *hi;
-	}
+	stats_summarize(x, FT_CALIB_ROUNDS, &sum);
+	*med = sum.median;
+	*lo = sum.min;
+	*hi = sum.max;
 }
 
 /* Traced rounds of calibration target @t in one setting: 0, or 1 when calls went unrecorded. */
@@ -124,8 +123,8 @@ static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_targ
 		full[r] = call - c->untraced_ns[k][cold];
 		in[r] = (double)(b.total_ns - a.total_ns) / s->calls;
 	}
-	summarize(full, FT_CALIB_ROUNDS, &s->full_ns, &s->full_min, &s->full_max);
-	summarize(in, FT_CALIB_ROUNDS, &s->in_ns, &s->in_min, &s->in_max);
+	summarize(full, &s->full_ns, &s->full_min, &s->full_max);
+	summarize(in, &s->in_ns, &s->in_min, &s->in_max);
 	s->rounds = FT_CALIB_ROUNDS;
 	s->work_n = cold ? c->work_n : 0;
 	s->untraced_ns = c->untraced_ns[k][cold];

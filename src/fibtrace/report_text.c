@@ -145,9 +145,9 @@ static void text_functions(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
 	bool comp = run->overhead.on;
-	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+	char a[32], b[32], c[32], col[4][32];
 	struct ft_func_fig x, raw;
-	int k;
+	int k, j;
 
 	if (comp)
 		fprintf(f, "\n%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function",
@@ -167,18 +167,18 @@ static void text_functions(FILE *f, const struct ft_run *run)
 		fmt_ns_u64(a, sizeof(a), x.total);
 		fmt_ns_u64(b, sizeof(b), x.self);
 		fmt_ns_u64(c, sizeof(c), x.avg);
-		fmt_ns_u64(d, sizeof(d), x.p50);
-		fmt_ns_u64(e, sizeof(e), x.p99);
-		fmt_ns_u64(g, sizeof(g), comp ? raw.avg : s->min_ns);
-		fmt_ns_u64(h, sizeof(h), s->max_ns);
-		if (comp) {
-			fmt_ns_u64(h, sizeof(h), s->count ? s->comp_err_ns / s->count : 0);
-			fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n",
-				t->name, ft_attach_name(t), (uint64_t)s->count, a, b, c, h, d, e, g);
-			continue;
-		}
+		/* Compensated: ±avg p50* p99* raw-avg; raw: p50 p99 min max. */
+		j = 0;
+		if (comp)
+			fmt_ns_u64(col[j++], sizeof(col[0]), s->count ? s->comp_err_ns / s->count : 0);
+		fmt_ns_u64(col[j++], sizeof(col[0]), x.p50);
+		fmt_ns_u64(col[j++], sizeof(col[0]), x.p99);
+		fmt_ns_u64(col[j++], sizeof(col[0]), comp ? raw.avg : s->min_ns);
+		if (!comp)
+			fmt_ns_u64(col[j++], sizeof(col[0]), s->max_ns);
 		fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n", t->name,
-			ft_attach_name(t), (uint64_t)s->count, a, b, c, d, e, g, h);
+			ft_attach_name(t), (uint64_t)s->count, a, b, c, col[0], col[1], col[2],
+			col[3]);
 	}
 }
 

@@ -28,6 +28,7 @@ struct ft_tracer {
 	int fibdrv_btf_fd; /* module BTF for fentry on fibdrv functions */
 	int handlers;	   /* fentry/fexit section handler ids */
 	int handler_ids[2];
+	void *stats_buf; /* one slot's per-CPU stats, for ft_tracer_slot_stats */
 };
 
 /* ---------- program names (bpf/fibtrace.h: FT_PROG) ---------- */
@@ -484,20 +485,17 @@ int ft_tracer_slot_stats(struct ft_tracer *tr, int slot, struct ft_func_stats *s
 	int ncpus = libbpf_num_possible_cpus();
 	size_t vsz = (sizeof(struct ft_func_stats) + 7) & ~7UL;
 	__u32 key = slot;
-	void *buf;
-	int err = 0;
 
 	if (ncpus <= 0)
 		return -EINVAL;
-	buf = calloc(ncpus, vsz);
-	if (!buf)
+	if (!tr->stats_buf)
+		tr->stats_buf = calloc(ncpus, vsz);
+	if (!tr->stats_buf)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.stats), &key, buf))
-		err = -errno;
-	else
-		sum_stats(buf, ncpus, vsz, st);
-	free(buf);
-	return err;
+	if (bpf_map_lookup_elem(bpf_map__fd(tr->skel->maps.stats), &key, tr->stats_buf))
+		return -errno;
+	sum_stats(tr->stats_buf, ncpus, vsz, st);
+	return 0;
 }
 
 int ft_tracer_collect(struct ft_tracer *tr)
@@ -566,5 +564,6 @@ void ft_tracer_free(struct ft_tracer *tr)
 		libbpf_unregister_prog_handler(tr->handler_ids[i]);
 	if (tr->fibdrv_btf_fd >= 0)
 		close(tr->fibdrv_btf_fd);
+	free(tr->stats_buf);
 	free(tr);
 }
