@@ -46,7 +46,8 @@ TOOL_LIBS := -lbpf -lelf -lz -lm
 LIB_SRCS := $(wildcard src/lib/*.c)
 FIBTRACE_SRCS := $(wildcard src/fibtrace/*.c src/fibtrace/compare/*.c)
 FIBTRACE_PURE := src/fibtrace/run.c src/fibtrace/aggregate.c src/fibtrace/report_text.c \
-	src/fibtrace/report_json.c src/fibtrace/report_csv.c src/fibtrace/report_counters.c
+	src/fibtrace/report_json.c src/fibtrace/report_csv.c src/fibtrace/report_counters.c \
+	src/fibtrace/tree.c
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 
@@ -77,7 +78,7 @@ $(BUILD)/obj/%.o: %.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # BPF object -> skeleton (the objects that include it wait for it).
-$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c bpf/counters.bpf.h bpf/hist.bpf.h bpf/fibtrace.h $(VMLINUX_H)
+$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c bpf/counters.bpf.h bpf/hist.bpf.h bpf/tree.bpf.h bpf/fibtrace.h $(VMLINUX_H)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf $(ARCH_DEFINE) -Wall -Werror -Ivmlinux/x86 -Ibpf -c $< -o $@
 

@@ -36,6 +36,9 @@ const volatile __u64 lin_buckets; /* buckets between min and max */
 const volatile __u64 ringbuf_wakeup_bytes = 1; /* wake user space from this fill */
 const volatile __u32 nr_events; /* counters (-e): 0 prunes the counter path */
 const volatile __u32 nr_cpus; /* cnt_events index = event * nr_cpus + cpu */
+/* The call tree (bpf/fibtrace.h): kept unless 0; only reads of F(tree_n) unless FT_TREE_ALL_N. */
+const volatile __u32 tree_on = 1;
+const volatile __u64 tree_n = FT_TREE_ALL_N;
 /* Slots from here on time fibdrv's calibration functions (never reported). */
 const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
 
@@ -71,8 +74,10 @@ struct ft_frame {
 	__u64 desc_ns; /* tracing cost of the traced calls beneath it (calibrated) */
 	__u64 comp_child_ns; /* its children's compensated durations */
 	__u64 desc_err; /* error bound of desc_ns */
+	__u64 path; /* call tree: this call's path, its parent's (bpf/fibtrace.h) */
+	__u64 parent;
 	__u32 slot;
-	__u32 pad;
+	__u32 tree; /* 0: not in the tree; 1: in it; 2: folded into an outer call */
 };
 
 /* One call's figures, raw and compensated. */
@@ -151,6 +156,9 @@ static __always_inline void count_lost(__u32 what)
 #include "counters.bpf.h"
 
 #include "hist.bpf.h"
+
+/* The call tree (--tree): its map, tree_enter() and tree_account(). */
+#include "tree.bpf.h"
 
 static __always_inline void account(__u32 slot, const struct ft_durs *c)
 {
@@ -307,6 +315,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	st->stack[d].desc_ns = 0;
 	st->stack[d].comp_child_ns = 0;
 	st->stack[d].desc_err = 0;
+	tree_enter(st, d, slot);
 	st->depth = d + 1;
 	if (nr_events)
 		counters_on_entry(st, d);
@@ -468,6 +477,8 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	st->depth = found;
 	frame_end(st, found, slot, now - st->stack[found].start, &c);
 	account(slot, &c);
+	if (st->stack[found].tree)
+		tree_account(st, found, &c);
 	if (nr_events)
 		counters_on_exit(st, found, slot);
 	if (st->in_read)

@@ -89,6 +89,9 @@ enum ft_lost {
 	FT_LOST_OUTSIDE_READ, /* read stages whose fib_read began before tracing */
 	FT_LOST_KRETPROBE_MISSED, /* returns the kernel did not probe: no free kretprobe
 				     instance (user space fills it; BPF never sees them) */
+	FT_LOST_KPROBE_MISSED, /* entries the kernel did not probe: its kprobe handler was
+				  busy on that CPU (user space fills it, Linux 6.7+) */
+	FT_LOST_TREE, /* calls left out of the call tree: its map was full */
 	FT_LOST_NR,
 };
 
@@ -122,6 +125,36 @@ struct ft_cnt_stats {
 	__u64 kept; /* calls whose deltas are in sum[] */
 	__u64 discarded[FT_CNT_STATUS_NR]; /* by reason (FT_CNT_MIGRATED...) */
 	struct ft_cnt_delta sum[FT_MAX_EVENTS];
+};
+
+/*
+ * The call tree (docs/views.md): calls aggregated by call path, in the hash
+ * map "tree". A path is a hash of its parent's path and its last function's
+ * slot; a root's parent is 0 and its hash starts from its algorithm, so
+ * every algorithm has its own tree. Recursion is folded: a call of a
+ * function already on the task's stack takes the path of that outer call
+ * (it adds its count, folded count and self time there, not its total,
+ * which the outer call's total already holds), so every path names each
+ * function at most once.
+ */
+#define FT_TREE_NODES 4096 /* default map size (--tree-nodes) */
+#define FT_TREE_ALL_N (~0ULL) /* tree_n: every read */
+#define FT_ALGO_NONE 0xffffffffu /* a root outside fib_read */
+
+struct ft_tree_key {
+	__u64 path;
+	__u64 parent; /* 0 for a root */
+	__u32 slot;
+	__u32 algo; /* the read's algorithm, FT_ALGO_NONE outside reads */
+};
+
+struct ft_tree_node {
+	__u64 count; /* calls on this path, folded ones included */
+	__u64 folded; /* recursive calls folded into this path */
+	__u64 total_ns; /* durations of the outermost calls (not folded ones) */
+	__u64 self_ns;
+	__u64 comp_total_ns; /* compensated, as in ft_func_stats */
+	__u64 comp_self_ns;
 };
 
 /* One record per completed fib_read, through the ring buffer. */

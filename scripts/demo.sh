@@ -9,6 +9,8 @@ sweep=${DEMO_SWEEP:-0:1000:10}
 repeat=${DEMO_REPEAT:-5}
 echo "demo: booting $kver under QEMU (software emulation, ~20 s), then"
 echo "demo:   insmod build/$kver/fibdrv.ko"
-echo "demo:   build/fibtrace --hist --sweep $sweep --repeat $repeat"
+echo "demo:   build/fibtrace --hist --sweep $sweep --repeat $repeat --flamegraph build/vm/demo-flame.svg"
+mkdir -p "$top/build/vm"
 exec "$top/scripts/vmtest.sh" "$kver" -- bash -c \
-	"insmod build/$kver/fibdrv.ko && build/fibtrace --hist --sweep $sweep --repeat $repeat"
+	"insmod build/$kver/fibdrv.ko && build/fibtrace --hist --sweep $sweep --repeat $repeat \
+	 --flamegraph build/vm/demo-flame.svg && echo 'demo: flame graph in build/vm/demo-flame.svg'"

@@ -11,7 +11,10 @@ PACKAGES=(
 	zlib1g-dev pkg-config qemu-system-x86 linux-perf gnuplot-nox libgmp-dev
 	busybox-static python3 python3-pip xz-utils zstd kmod cpio
 	libclang-rt-14-dev clang-format jq bpftrace bpfcc-tools procps
+	chromium python3-pil
 )
+# The flame graph renderer (--flamegraph): inferno, from crates.io.
+INFERNO_VERSION=0.12.8
 BACKPORTS_SOURCE=/etc/apt/sources.list.d/fibtrace-bookworm-backports.sources
 
 log() { printf 'deps: %s\n' "$*" >&2; }
@@ -103,5 +106,20 @@ if ! command -v vng >/dev/null 2>&1 ||
 		python3 -m pip install -q --disable-pip-version-check "virtme-ng==$VIRTME_NG_VERSION"
 fi
 command -v vng >/dev/null || die "vng not on PATH after install"
+
+# inferno-flamegraph into /usr/local/bin, where sudo and the guests find it.
+if [ "$(/usr/local/bin/inferno-flamegraph --version 2>/dev/null | awk '{print $NF}')" != \
+	"$INFERNO_VERSION" ]; then
+	cargo=$(command -v cargo || echo "${HOME:-/root}/.cargo/bin/cargo")
+	if [ ! -x "$cargo" ]; then
+		apt_update
+		log "installing cargo (Debian) for inferno"
+		apt-get install -y -qq --no-install-recommends cargo >/dev/null
+		cargo=$(command -v cargo)
+	fi
+	log "installing inferno $INFERNO_VERSION from crates.io (a few minutes)"
+	"$cargo" install -q --locked --root /usr/local inferno --version "$INFERNO_VERSION" ||
+		die "cargo install inferno $INFERNO_VERSION failed"
+fi
 
 log "ok: $(ls /boot/vmlinuz-* | sed 's|/boot/vmlinuz-||' | tr '\n' ' ')"

@@ -24,12 +24,16 @@ if [ $# = 0 ]; then
 	echo "FAIL vm.kernels: no kernel with headers installed (make deps)" | tee -a "$log"
 	status=1
 fi
+rm -f build/vm/flame-*.svg build/vm/flame-*.png # written by the guest suites, checked below
 for kver in "$@"; do
 	echo "== guest suite on $kver"
 	start=$(date +%s)
 	run scripts/vmtest.sh "$kver"
 	echo "== $kver took $(( $(date +%s) - start ))s"
 done
+
+echo "== the guests' flame graphs in headless Chromium"
+run tests/host/check_views.py
 
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")

@@ -51,6 +51,11 @@ enum {
 	OPT_REQUIRE_COUNTERS,
 	OPT_NO_COMPENSATE,
 	OPT_MAXACTIVE,
+	OPT_TREE,
+	OPT_NO_TREE,
+	OPT_TREE_N,
+	OPT_FOLDED,
+	OPT_FLAMEGRAPH,
 };
 
 static const struct argp_option options[] = {
@@ -69,6 +74,8 @@ static const struct argp_option options[] = {
 	 "kretprobe instances per function: calls it can be inside at once over every task "
 	 "(1..4096; default 64 with --sweep/--compare, 1024 otherwise)",
 	 1},
+	{"tree-n", OPT_TREE_N, "N", 0, "Call tree of the reads of F(N) only", 1},
+	{"no-tree", OPT_NO_TREE, NULL, 0, "Keep no call tree (saves a map update per call)", 1},
 	{"pid", 'p', "PID", 0, "Trace this process only", 1},
 	{"events", 'e', "LIST", 0,
 	 "Counters per call: cycles, instructions, branches, branch-misses, "
@@ -87,6 +94,12 @@ static const struct argp_option options[] = {
 	{"csv", OPT_CSV, NULL, 0, "Print CSV (functions, then per n)", 4},
 	{"raw", OPT_RAW, NULL, 0, "JSON: include every read record", 4},
 	{"plot", OPT_PLOT, "FILE", 0, "Plot latency versus n and the breakdown (.svg or .png)", 4},
+	{"tree", OPT_TREE, NULL, 0,
+	 "Text: the whole call tree (default: paths >= 1% of their root)", 4},
+	{"folded", OPT_FOLDED, "FILE", 0,
+	 "Write folded stacks (self ns per call path) for flamegraph.pl, inferno, speedscope", 4},
+	{"flamegraph", OPT_FLAMEGRAPH, "FILE.svg", 0,
+	 "Render the call tree as a flame graph (inferno)", 4},
 	{"load", OPT_LOAD, "PATH", 0, "insmod fibdrv from PATH if it is not loaded", 5},
 	{"device", OPT_DEVICE, "PATH", 0, "Device (default /dev/fibonacci)", 5},
 	{"ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0,
@@ -182,6 +195,14 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 	case OPT_NO_COMPENSATE:
 		cli->compensate = false;
 		break;
+	case OPT_NO_TREE:
+		cli->tree = false;
+		break;
+	case OPT_TREE_N:
+		if (parse_u64(arg, &v) || v == FT_TREE_ALL_N)
+			argp_error(state, "bad --tree-n '%s'", arg);
+		cli->tree_n = v;
+		break;
 	case OPT_MAXACTIVE:
 		if (parse_u64(arg, &v) || !v || v > FT_MAXACTIVE_MAX)
 			argp_error(state, "bad --maxactive '%s' (1..%d)", arg, FT_MAXACTIVE_MAX);
@@ -251,6 +272,15 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_PLOT:
 		cli->plot = arg;
+		break;
+	case OPT_TREE:
+		cli->tree_full = true;
+		break;
+	case OPT_FOLDED:
+		cli->folded = arg;
+		break;
+	case OPT_FLAMEGRAPH:
+		cli->flamegraph = arg;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -345,6 +375,10 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 		argp_error(state, "--algo, --cpu and --repeat need --sweep");
 	if (cli->interval && (cli->sweep || cli->plot))
 		argp_error(state, "--interval does not combine with --sweep or --plot");
+	if ((cli->tree_full || cli->folded || cli->flamegraph || cli->tree_n != FT_TREE_ALL_N) &&
+	    (!cli->tree || cli->interval || cli->cmp.kind))
+		argp_error(state, "--tree, --tree-n, --folded and --flamegraph need the call tree "
+				  "(not --no-tree) and do not combine with -i or --compare");
 	if (cli->counters.require && !cli->counters.nreq)
 		argp_error(state, "--require-counters needs -e");
 	/* fibtrace's own reads come from one task; other modes trace any number (kretprobe.h). */
@@ -397,6 +431,8 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv)
 	cli->hist = true;
 	cli->discover = true;
 	cli->compensate = true;
+	cli->tree = true;
+	cli->tree_n = FT_TREE_ALL_N;
 	cli->repeat = 1;
 	cli->cpu = -1;
 	cli->device = FIBDRV_DEVICE_PATH;

@@ -15,6 +15,9 @@
 struct ft_cli {
 	bool verbose, json, csv, hist, kprobe, raw, discover, sweep;
 	bool compensate; /* not --no-compensate */
+	bool tree, tree_full; /* not --no-tree; --tree */
+	__u64 tree_n;	      /* --tree-n; FT_TREE_ALL_N */
+	const char *folded, *flamegraph;
 	const char *funcs, *plot, *load, *device, *algo_list;
 	struct u64_range range;
 	unsigned int repeat;

@@ -282,6 +282,7 @@ struct ft_kprobe_link_info {
 	__u64 addr, missed, cookie;
 };
 
+#define FT_PERF_EVENT_KPROBE 3
 #define FT_PERF_EVENT_KRETPROBE 4
 
 static bool link_info_has_missed(void)
@@ -294,8 +295,8 @@ static bool link_info_has_missed(void)
 	return major > 6 || (major == 6 && minor >= 7);
 }
 
-/* Misses of one kretprobe link: 0, or -ENODATA when the kernel does not say. */
-static int link_missed(struct bpf_link *link, __u64 *missed)
+/* Misses of one kprobe or kretprobe link: 0, or -ENODATA when the kernel does not say. */
+static int link_missed(struct bpf_link *link, bool ret, __u64 *missed)
 {
 	struct ft_kprobe_link_info info = {};
 	__u32 len = sizeof(info);
@@ -308,7 +309,8 @@ static int link_missed(struct bpf_link *link, __u64 *missed)
 		return krp.ev[k].in_profile ? 0 : -ENODATA;
 	}
 	if (!link_info_has_missed() || bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ||
-	    info.type != BPF_LINK_TYPE_PERF_EVENT || info.pe_type != FT_PERF_EVENT_KRETPROBE)
+	    info.type != BPF_LINK_TYPE_PERF_EVENT ||
+	    info.pe_type != (ret ? FT_PERF_EVENT_KRETPROBE : FT_PERF_EVENT_KPROBE))
 		return -ENODATA;
 	*missed = info.missed;
 	return 0;
@@ -323,13 +325,21 @@ void ft_kretprobe_collect(struct ft_run *run, struct bpf_link *links[][2])
 	if (krp.nev)
 		read_profile();
 	run->lost[FT_LOST_KRETPROBE_MISSED] = 0;
+	run->lost[FT_LOST_KPROBE_MISSED] = 0;
 	for (i = 0; i < tg->count; i++) {
 		struct ft_target *t = &tg->t[i];
 
 		t->kretprobe_missed = 0;
-		if (t->mode != FT_MODE_KPROBE || !links[i][1])
+		t->kprobe_missed = 0;
+		if (t->mode != FT_MODE_KPROBE)
 			continue;
-		if (link_missed(links[i][1], &t->kretprobe_missed))
+		/* Entry misses: the link says on 6.7+; before, nothing does (not warned). */
+		if (links[i][0])
+			link_missed(links[i][0], false, &t->kprobe_missed);
+		run->lost[FT_LOST_KPROBE_MISSED] += t->kprobe_missed;
+		if (!links[i][1])
+			continue;
+		if (link_missed(links[i][1], true, &t->kretprobe_missed))
 			unknown++;
 		run->lost[FT_LOST_KRETPROBE_MISSED] += t->kretprobe_missed;
 	}

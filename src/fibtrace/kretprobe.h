@@ -63,9 +63,10 @@ struct bpf_link *ft_kretprobe_attach(struct ft_run *run, const struct bpf_progra
 void ft_kretprobe_remove_all(void);
 
 /*
- * Misses of every kretprobe link in @links (indexed like run->targets)
- * into each target's kretprobe_missed and their sum into
- * run->lost[FT_LOST_KRETPROBE_MISSED].
+ * Misses of every kprobe-mode link in @links (indexed like run->targets):
+ * returns into each target's kretprobe_missed, entries (Linux 6.7+) into
+ * its kprobe_missed, and their sums into run->lost[FT_LOST_KRETPROBE_MISSED]
+ * and run->lost[FT_LOST_KPROBE_MISSED].
  */
 void ft_kretprobe_collect(struct ft_run *run, struct bpf_link *links[][2]);
 

@@ -34,6 +34,7 @@
 #include "report.h"
 #include "sweep.h"
 #include "tracer.h"
+#include "tree.h"
 #include "watch.h"
 
 static volatile sig_atomic_t exiting;
@@ -210,6 +211,10 @@ static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compar
 	ft_report(stdout, run, ft_cli_output(cli), cli->hist);
 	if (cli->plot && ft_plot(run, cli->plot))
 		return FT_EXIT_ERROR;
+	if (cli->folded && ft_tree_folded(run, cli->folded))
+		return FT_EXIT_ERROR;
+	if (cli->flamegraph && ft_tree_flamegraph(run, cli->flamegraph))
+		return FT_EXIT_ERROR;
 	return FT_EXIT_OK;
 }
 
@@ -315,7 +320,7 @@ int main(int argc, char **argv)
 	static struct ft_cli cli;
 	static struct ft_targets targets;
 	static struct sweep_ctx sc;
-	struct ft_run run = {.targets = &targets, .cpu = -1};
+	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
 	struct ft_tracer *tr = NULL;
 	struct ft_compare *cmp = NULL;
 	struct ft_watch watch = {};
@@ -336,6 +341,9 @@ int main(int argc, char **argv)
 	run.filter_pid = cli.pid;
 	run.maxactive = cli.maxactive;
 	run.run_mode = mode_name(&cli);
+	run.tree_on = cli.tree;
+	run.tree_full = cli.tree_full;
+	run.tree_n = cli.tree_n;
 	ft_run_clocksource(&run);
 
 	/* Check, discover, prepare, start the tracer. */
@@ -374,5 +382,6 @@ cleanup:
 	ft_compare_free(cmp);
 	ft_counters_close(&cli.counters);
 	free(run.recs);
+	free(run.tree);
 	return ret;
 }

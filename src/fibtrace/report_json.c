@@ -10,6 +10,7 @@
 #include "aggregate.h"
 #include "fmt.h"
 #include "report.h"
+#include "tree.h"
 
 static void json_series(FILE *f, const char *name, const struct ft_cost_series *s)
 {
@@ -73,6 +74,12 @@ static void json_meta(FILE *f, const struct ft_run *run)
 	json_str(f, run->clocksource);
 	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u, \"maxactive\": %u,\n", FT_STACK_DEPTH,
 		run->max_depth, run->maxactive);
+	fprintf(f, "    \"call_tree\": {\"kept\": %s, \"tree_n\": ", run->tree_on ? "true" : "false");
+	if (run->tree_n == FT_TREE_ALL_N)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%" PRIu64, (uint64_t)run->tree_n);
+	fprintf(f, ", \"nodes\": %zu, \"max_nodes\": %d},\n", run->ntree, FT_TREE_NODES);
 	json_overhead(f, run);
 	if (run->hist.linear)
 		fprintf(f,
@@ -160,11 +167,11 @@ static void json_function(FILE *f, const struct ft_run *run, const struct ft_tar
 		", \"self_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
 		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
 		", \"p99_ns\": %" PRIu64 ", \"recursion_misses\": %" PRIu64
-		", \"kretprobe_missed\": %" PRIu64 ",\n      ",
+		", \"kretprobe_missed\": %" PRIu64 ", \"kprobe_missed\": %" PRIu64 ",\n      ",
 		ft_attach_name(t), (uint64_t)s->count, (uint64_t)r.total, (uint64_t)r.self,
 		(uint64_t)s->min_ns, (uint64_t)s->max_ns, (uint64_t)r.avg, (uint64_t)r.p50,
 		(uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)t->recursion_misses,
-		(uint64_t)t->kretprobe_missed);
+		(uint64_t)t->kretprobe_missed, (uint64_t)t->kprobe_missed);
 	json_hist(f, run, "hist", s->hist);
 	if (run->overhead.on)
 		json_func_comp(f, run, s);
@@ -295,6 +302,7 @@ void ft_report_json(FILE *f, struct ft_run *run, void (*section)(FILE *f, void *
 {
 	json_meta(f, run);
 	json_functions(f, run);
+	ft_tree_json(f, run);
 	json_pern(f, run);
 	json_copy_lost(f, run);
 	if (run->raw)

@@ -12,11 +12,12 @@
 #include "aggregate.h"
 #include "fmt.h"
 #include "report.h"
+#include "tree.h"
 
 const char *const ft_lost_names[FT_LOST_NR] = {
 	"unmatched_exit", "unwound",	"stack_overflow",     "task_storage",
 	"ringbuf",	  "counters_discarded", "no_return",	      "outside_read",
-	"kretprobe_missed",
+	"kretprobe_missed", "kprobe_missed", "tree",
 };
 
 static void fmt_ns_u64(char *buf, size_t size, __u64 ns)
@@ -265,6 +266,7 @@ void ft_report_text(FILE *f, struct ft_run *run, bool hist)
 		text_hists(f, run);
 	text_functions(f, run);
 	ft_counters_text(f, run);
+	ft_tree_text(f, run);
 	text_pern(f, run);
 	ft_counters_text_pern(f, run);
 	text_copies(f, run);

@@ -47,6 +47,7 @@ struct ft_target {
 	bool calib;	  /* a calibration function (after tg->count) */
 	__u64 recursion_misses;	 /* bpf_prog_info, entry + exit programs */
 	__u64 kretprobe_missed;	 /* returns not probed (kretprobe.c), where the kernel says */
+	__u64 kprobe_missed;	 /* entries not probed (kretprobe.c), Linux 6.7+ */
 	struct ft_func_stats st; /* summed over CPUs */
 	struct ft_cnt_stats cnt; /* counters (-e), summed over CPUs */
 };
@@ -102,6 +103,19 @@ struct ft_overhead {
 	int uncompensated;	/* reported functions without a calibration */
 };
 
+/*
+ * One call-tree path (bpf/fibtrace.h: struct ft_tree_key), summed over CPUs;
+ * tree.c links the nodes into trees.
+ */
+struct ft_tnode {
+	struct ft_tree_key key;
+	struct ft_tree_node v;
+	int target;	 /* its function: index in targets->t */
+	int parent;	 /* index in run->tree; -1 for a root */
+	int child, next; /* first child, next sibling: hottest (total) first; -1 for none */
+	int depth;	 /* 0 for a root */
+};
+
 /* Everything a report needs. */
 struct ft_run {
 	struct ft_targets *targets;
@@ -131,6 +145,13 @@ struct ft_run {
 	unsigned int filter_pid;
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
 	struct ft_overhead overhead;
+	/* The call tree (tree.c): nodes, the hottest root, what it kept. */
+	struct ft_tnode *tree;
+	size_t ntree;
+	int tree_root;	/* first root (roots chained by next); -1 for none */
+	bool tree_on;	/* not --no-tree */
+	bool tree_full; /* --tree: every path, not only those >= 1% of their root */
+	__u64 tree_n;	/* --tree-n: only reads of F(tree_n); FT_TREE_ALL_N for all */
 };
 
 /* run.c */

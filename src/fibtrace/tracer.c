@@ -14,6 +14,7 @@
 #include "fibtrace.skel.h"
 #include "kretprobe.h"
 #include "tracer.h"
+#include "tree.h"
 
 /* The initial pid namespace's inode number (include/linux/proc_ns.h): fixed. */
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
@@ -212,6 +213,8 @@ static void configure(struct ft_tracer *tr)
 	}
 	bpf_map__set_max_entries(skel->maps.stats, ft_targets_all(tr->tg));
 	skel->rodata->calib_first_slot = tr->tg->count;
+	skel->rodata->tree_on = run->tree_on;
+	skel->rodata->tree_n = run->tree_n;
 	bpf_map__set_max_entries(skel->maps.reads, ringbuf_size(tr));
 	ft_counters_prepare(skel, run);
 	/* Records are drained every 100 ms at most; a wakeup only when half full. */
@@ -498,6 +501,51 @@ int ft_tracer_slot_stats(struct ft_tracer *tr, int slot, struct ft_func_stats *s
 	return 0;
 }
 
+/* The call tree's paths, summed over CPUs, into run->tree (tree.c links them). */
+static int collect_tree(struct ft_tracer *tr, int ncpus)
+{
+	int fd = bpf_map__fd(tr->skel->maps.tree), c, err = 0;
+	size_t vsz = (sizeof(struct ft_tree_node) + 7) & ~7UL, cap = 0;
+	struct ft_tree_key key, *prev = NULL;
+	struct ft_run *run = tr->run;
+	void *vals = calloc(ncpus, vsz);
+
+	run->ntree = 0;
+	while (vals && run->tree_on && !bpf_map_get_next_key(fd, prev, &key)) {
+		struct ft_tnode *n;
+
+		prev = &key;
+		if (run->ntree == cap) {
+			cap = cap ? 2 * cap : 256;
+			n = realloc(run->tree, cap * sizeof(*n));
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			run->tree = n;
+		}
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			continue; /* deleted meanwhile: never, nothing deletes */
+		n = &run->tree[run->ntree++];
+		memset(n, 0, sizeof(*n));
+		n->key = key;
+		for (c = 0; c < ncpus; c++) {
+			const struct ft_tree_node *v = (const void *)((char *)vals + c * vsz);
+
+			n->v.count += v->count;
+			n->v.folded += v->folded;
+			n->v.total_ns += v->total_ns;
+			n->v.self_ns += v->self_ns;
+			n->v.comp_total_ns += v->comp_total_ns;
+			n->v.comp_self_ns += v->comp_self_ns;
+		}
+	}
+	if (!vals)
+		err = -ENOMEM;
+	free(vals);
+	return err ? err : ft_tree_link(run);
+}
+
 int ft_tracer_collect(struct ft_tracer *tr)
 {
 	int ncpus = libbpf_num_possible_cpus(), i;
@@ -514,6 +562,8 @@ int ft_tracer_collect(struct ft_tracer *tr)
 		tr->run->recursion_misses += t->recursion_misses;
 	}
 	collect_lost(tr, ncpus);
+	if (collect_tree(tr, ncpus))
+		ft_warn(tr->run, "the call tree could not be read: out of memory");
 	ft_kretprobe_collect(tr->run, tr->links);
 	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);

@@ -14,8 +14,16 @@ when fib_read's exit program did not run for it, which is one of:
     running on that CPU): functions[fib_read].recursion_misses;
   - BPF dropped the entry: no task storage (lost.task_storage) or a stack
     already 64 deep (lost.stack_overflow) - both asserted 0 here.
-So issued - counted == fib_read's kretprobe_missed + recursion_misses, when
-task_storage and stack_overflow are 0. (A read with both a skipped program
+  - the kernel did not run fib_read's kprobe at all (its handler busy on
+    that CPU): functions[fib_read].kprobe_missed (Linux 6.7+).
+So issued - counted == fib_read's kretprobe_missed + kprobe_missed +
+recursion_misses, when task_storage and stack_overflow are 0 - with one
+exception measured on 6.12 with --maxactive 2: in 2 of 22 runs of 320 reads,
+one read was neither counted nor missed by any count the kernel keeps (its
+kprobe_profile hits equalled fibtrace's count), so the kernel skipped both
+probes of that call without counting it; 6.1 never did. The starved check
+allows that one read in 320 and prints it; the default maxactive's must be
+exact. (A read with both a skipped program
 and a missed instance would be counted twice; recursion misses do not occur
 here: nothing else runs BPF in the guest.) lost.no_return / lost.unwound
 count the frames BPF dropped for missed returns of every function; they do
@@ -70,15 +78,18 @@ def fib_read(doc):
     return {f["name"]: f for f in doc["functions"]}["fib_read"]
 
 
-def check_accounted(name, doc, issued):
-    """issued - counted is exactly what fib_read's named losses say (module docstring)."""
+def check_accounted(name, doc, issued, unseen=0):
+    """issued - counted is what fib_read's named losses say, give or take @unseen (docstring)."""
     fr, lost = fib_read(doc), doc["lost"]
-    named = fr["kretprobe_missed"] + fr["recursion_misses"]
+    named = fr["kretprobe_missed"] + fr["kprobe_missed"] + fr["recursion_misses"]
+    if issued - fr["count"] != named:
+        print(f"# {name}: {issued - fr['count'] - named} reads neither counted nor named")
     check(f"{name}.accounted",
-          issued - fr["count"] == named and lost["task_storage"] == 0 and
+          0 <= issued - fr["count"] - named <= unseen and lost["task_storage"] == 0 and
           lost["stack_overflow"] == 0 and lost["kretprobe_missed"] >= fr["kretprobe_missed"],
           f"issued {issued} - counted {fr['count']} != fib_read kretprobe_missed "
-          f"{fr['kretprobe_missed']} + recursion_misses {fr['recursion_misses']}, or lost {lost}")
+          f"{fr['kretprobe_missed']} + kprobe_missed {fr['kprobe_missed']} + recursion_misses "
+          f"{fr['recursion_misses']} (+ at most {unseen}), or lost {lost}")
 
 
 def test_fentry():
@@ -116,7 +127,7 @@ def test_kprobe_starved():
         skip("concurrency.starved.accounted",
              "no fib_read return was missed with 2 instances (the reads did not overlap)")
         return
-    check_accounted("concurrency.starved", doc, issued)
+    check_accounted("concurrency.starved", doc, issued, unseen=1)
 
 
 def fibtrace_events():

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aggregate.h"
 #include "report.h"
+#include "tree.h"
 
 static int failures;
 
@@ -220,9 +222,101 @@ static void test_reports(struct ft_run *run)
 	check("text.pern",
 	      strstr(t, "fib_read per n (exact, from 5 read records") && strstr(t, "250ns"));
 	check("text.lost", strstr(t, "\nlost: unmatched_exit 0") != NULL);
+	check("lost_names", ({
+		      int k, ok = 1;
+		      for (k = 0; k < FT_LOST_NR; k++)
+			      ok &= ft_lost_names[k] != NULL;
+		      ok;
+	      }));
 	free(j);
 	free(s);
 	free(t);
+}
+
+/* One tree node: path ids are made up (BPF hashes them); slot = target index here. */
+static void add_tnode(struct ft_run *run, __u64 path, __u64 parent, __u32 slot, __u64 count,
+		      __u64 folded, __u64 total, __u64 self)
+{
+	struct ft_tnode *n = &run->tree[run->ntree++];
+
+	memset(n, 0, sizeof(*n));
+	n->key = (struct ft_tree_key){.path = path, .parent = parent, .slot = slot, .algo = 0};
+	n->v = (struct ft_tree_node){
+		.count = count, .folded = folded, .total_ns = total, .self_ns = self};
+}
+
+/*
+ * fib_read (1000) -> compute (900) -> mul (850, 10 calls, 4 folded) -> tiny (5)
+ *                 -> format (90): self 10 + 50 + 845 + 5 + 90 = 1000; a
+ * calibration path (slot 9 >= targets.count) and a node of 0 calls dropped.
+ */
+static void test_tree(struct ft_run *run)
+{
+	static const char *const names[] = {"fib_read", "fibdrv_compute", "fibdrv_format", "bn_mul",
+					    "bn_tiny"};
+	char *text = NULL, *json = NULL, line[256];
+	size_t len = 0, i;
+	char path[] = "/tmp/test_tree_XXXXXX";
+	FILE *f;
+	long sum = 0;
+	int fd;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(targets.t[i].name, sizeof(targets.t[i].name), "%s", names[i]);
+		targets.t[i].slot = i;
+	}
+	targets.count = 5;
+	run->tree = calloc(8, sizeof(*run->tree));
+	run->tree_on = true;
+	run->tree_n = FT_TREE_ALL_N;
+	add_tnode(run, 50, 40, 4, 3, 0, 5, 5);
+	add_tnode(run, 10, 0, 0, 2, 0, 1000, 10);
+	add_tnode(run, 30, 10, 2, 2, 0, 90, 90);
+	add_tnode(run, 20, 10, 1, 2, 0, 900, 50);
+	add_tnode(run, 40, 20, 3, 10, 4, 850, 845);
+	add_tnode(run, 60, 0, 9, 5, 0, 100, 100);
+	add_tnode(run, 70, 10, 3, 0, 0, 0, 0);
+	check("tree.link", !ft_tree_link(run) && run->ntree == 5);
+	check("tree.root", run->tree_root >= 0 && run->tree[run->tree_root].key.path == 10 &&
+				   run->tree[run->tree_root].next < 0);
+	check("tree.hottest_first",
+	      run->tree[run->tree[run->tree_root].child].key.path == 20 &&
+		      run->tree[run->tree[run->tree[run->tree_root].child].next].key.path == 30);
+	f = open_memstream(&text, &len);
+	ft_tree_text(f, run);
+	fclose(f);
+	check("tree.text",
+	      strstr(text, "  fib_read\n") && strstr(text, "├─ fibdrv_compute\n") &&
+		      strstr(text, "│  └─ bn_mul\n") && strstr(text, "└─ fibdrv_format\n") &&
+		      strstr(text, "(1 more path under 1% each)") && !strstr(text, "bn_tiny"));
+	f = open_memstream(&json, &len);
+	ft_tree_json(f, run);
+	fclose(f);
+	check("tree.json",
+	      strstr(json, "{\"path\": [\"fib_read\", \"fibdrv_compute\", \"bn_mul\", "
+			   "\"bn_tiny\"], \"algo\": ") &&
+		      strstr(json, "\"count\": 10, \"recursive\": 4, \"total_ns\": 850, "
+				   "\"self_ns\": 845, \"avg_ns\": 141"));
+	fd = mkstemp(path);
+	if (fd >= 0)
+		close(fd);
+	check("tree.folded_written", fd >= 0 && !ft_tree_folded(run, path));
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *sp = strrchr(line, ' ');
+
+		sum += sp && !strncmp(line, "fib_read", 8) ? atol(sp + 1) : 0;
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+	check("tree.folded_adds_up", sum == 1000);
+	free(text);
+	free(json);
+	free(run->tree);
+	run->tree = NULL;
+	run->ntree = 0;
+	targets.count = 0;
 }
 
 static void test_algo_list(struct ft_run *run)
@@ -255,6 +349,7 @@ int main(void)
 	test_counters();
 	test_reports(&run);
 	test_algo_list(&run);
+	test_tree(&run);
 	test_interval();
 	check("exit_help", help && strstr(help, "8 --fail-on-regression found a regression, 9 "));
 	free(help);

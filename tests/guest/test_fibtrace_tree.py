@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""The call tree and its views (docs/views.md), checked against the tree's
+own invariants and against numbers BPF keeps separately:
+
+  - under each fib_read root, the nodes' self times add up to the root's
+    total, to the nanosecond (raw; every frame of a read lands in exactly
+    one node), at three n, with fentry and with kprobes;
+  - the root's total and count equal functions[fib_read] (another map);
+  - no path names a function twice (recursion folded);
+  - --folded: the values of the stacks rooted at fib_read add up to the
+    roots' totals; --tree-n keeps only the reads of that n;
+  - --flamegraph writes an SVG (inferno) that tests/host/check_views.py
+    then opens in headless Chromium on the host (build/vm/flame-<kver>.svg).
+
+Runs as root with fibdrv loaded.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gtest import check, skip  # noqa: E402
+import gtest  # noqa: E402
+
+FIBTRACE = os.path.abspath("build/fibtrace")
+OUT = os.path.abspath("build/vm")
+KVER = os.uname().release
+REPEAT = 10
+
+
+def fibtrace(name, args, want=0):
+    p = subprocess.run([FIBTRACE] + args, capture_output=True, text=True, timeout=600)
+    ok = check(f"{name}.exit", p.returncode == want,
+               f"exit {p.returncode} (want {want}): {p.stderr.strip()[-300:]}")
+    return p if ok else None
+
+
+def fibtrace_json(name, args):
+    p = fibtrace(name, ["--json"] + args)
+    return json.loads(p.stdout) if p else None
+
+
+def roots(doc):
+    return [x for x in doc["call_tree"] if len(x["path"]) == 1 and x["path"][0] == "fib_read"]
+
+
+def under(doc, root):
+    return [x for x in doc["call_tree"] if x["path"][0] == "fib_read" and x["algo"] == root["algo"]]
+
+
+def check_tree(name, doc, reads, comp=False):
+    """The invariants of one document's tree (module docstring)."""
+    fr = {f["name"]: f for f in doc["functions"]}["fib_read"]
+    lost = {k: v for k, v in doc["lost"].items() if v}
+    rs = roots(doc)
+    check(f"{name}.nothing_lost", not lost, str(lost))
+    if not check(f"{name}.one_root", len(rs) == 1, f"{len(rs)} fib_read roots"):
+        return
+    root = rs[0]
+    check(f"{name}.root_count", root["count"] == fr["count"] == reads,
+          f"root {root['count']}, fib_read {fr['count']}, reads {reads}")
+    check(f"{name}.root_total", root["total_ns"] == fr["total_ns"],
+          f"root {root['total_ns']} != functions[fib_read] {fr['total_ns']}")
+    nodes = under(doc, root)
+    self_sum = sum(x["self_ns"] for x in nodes)
+    check(f"{name}.self_adds_up", self_sum == root["total_ns"],
+          f"sum of self {self_sum} != root total {root['total_ns']} over {len(nodes)} nodes")
+    twice = [x["path"] for x in doc["call_tree"] if len(set(x["path"])) != len(x["path"])]
+    check(f"{name}.recursion_folded", not twice, f"paths naming a function twice: {twice[:2]}")
+    deep = [x for x in nodes if x["path"][-1].startswith("bn_")]
+    check(f"{name}.bn_paths", len(deep) > 0, "no bn_* function under fib_read")
+    if comp:
+        clamped = sum(f["compensated"]["clamped"] for f in doc["functions"])
+        csum = sum(x["compensated"]["self_ns"] for x in nodes)
+        ctot = root["compensated"]["total_ns"]
+        check(f"{name}.comp_self_adds_up", csum == ctot if not clamped else csum >= ctot,
+              f"compensated self {csum} vs total {ctot} ({clamped} calls clamped)")
+
+
+def folded_sum(path):
+    total = 0
+    with open(path) as f:
+        for line in f:
+            stack, value = line.rsplit(" ", 1)
+            if stack.split(";")[0] == "fib_read":
+                total += int(value)
+    return total
+
+
+def test_fentry():
+    for n in (90, 1000, 10000):
+        folded = f"{OUT}/tree-{KVER}-{n}.folded"
+        doc = fibtrace_json(f"tree.fentry.{n}",
+                            ["--no-compensate", "--sweep", f"{n}:{n}", "--repeat", str(REPEAT),
+                             "--folded", folded])
+        if not doc:
+            continue
+        check_tree(f"tree.fentry.{n}", doc, REPEAT)
+        rs = roots(doc)
+        if rs and os.path.exists(folded):
+            fs = folded_sum(folded)
+            check(f"tree.fentry.{n}.folded_adds_up", fs == rs[0]["total_ns"],
+                  f"folded fib_read stacks {fs} != root total {rs[0]['total_ns']}")
+
+
+def test_kprobe_and_compensated():
+    doc = fibtrace_json("tree.kprobe", ["--kprobe", "--no-compensate", "--sweep", "1000:1000",
+                                        "--repeat", str(REPEAT)])
+    if doc:
+        check_tree("tree.kprobe", doc, REPEAT)
+    doc = fibtrace_json("tree.comp", ["--sweep", "1000:1000", "--repeat", str(REPEAT)])
+    if doc:
+        check_tree("tree.comp", doc, REPEAT, comp=True)
+
+
+def test_tree_n():
+    """--tree-n 91 in a sweep over 90..92: the tree holds the reads of F(91) only."""
+    doc = fibtrace_json("tree.n", ["--no-compensate", "--sweep", "90:92", "--repeat", "3",
+                                   "--tree-n", "91"])
+    if not doc:
+        return
+    rs = roots(doc)
+    fr = {f["name"]: f for f in doc["functions"]}["fib_read"]
+    check("tree.n.only_91", len(rs) == 1 and rs[0]["count"] == 3 and fr["count"] == 9,
+          f"roots {[r['count'] for r in rs]}, fib_read {fr['count']}")
+    check("tree.n.meta", doc["meta"]["call_tree"]["tree_n"] == 91, str(doc["meta"]["call_tree"]))
+
+
+def test_text_and_flamegraph():
+    svg = f"{OUT}/flame-{KVER}.svg"
+    if os.path.exists(svg):
+        os.unlink(svg)
+    p = fibtrace("tree.text", ["--no-hist", "--tree", "--sweep", "5000:5000", "--repeat", "3",
+                               "--flamegraph", svg])
+    if not p:
+        return
+    lines = p.stdout.splitlines()
+    start = next((i for i, s in enumerate(lines) if s.startswith("call tree")), None)
+    if not check("tree.text.section", start is not None, "no 'call tree' section"):
+        return
+    body = lines[start:start + 200]
+    check("tree.text.root", any(s.endswith("  fib_read") for s in body), "\n".join(body[:5]))
+    check("tree.text.drawn", any("├─ " in s for s in body) and any("└─ " in s for s in body),
+          "no box-drawing branches")
+    if not shutil.which("inferno-flamegraph"):
+        skip("tree.flamegraph", "inferno-flamegraph not installed (make deps)")
+        return
+    with open(svg) as f:
+        text = f.read()
+    check("tree.flamegraph.svg", text.lstrip().startswith("<?xml") and "<svg" in text and
+          "fib_read" in text and "bn_" in text, f"{svg}: {text[:120]!r}")
+
+
+def test_bad_input():
+    bad = [a for a in (["--tree-n", "x"], ["--no-tree", "--tree"], ["--no-tree", "--folded", "f"],
+                       ["--compare", "algos", "--sweep", "1:2", "--tree"])
+           if subprocess.run([FIBTRACE] + a, capture_output=True).returncode != 2]
+    check("tree.usage", not bad, f"not refused with exit 2: {bad}")
+    p = subprocess.run([FIBTRACE, "--no-discover", "--sweep", "1:1", "--folded",
+                        "/nonexistent/dir/f"], capture_output=True, text=True)
+    check("tree.folded_unwritable", p.returncode == 1 and "/nonexistent/dir/f" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    test_bad_input()
+    test_fentry()
+    test_kprobe_and_compensated()
+    test_tree_n()
+    test_text_and_flamegraph()
+
+
+gtest.run(main)
