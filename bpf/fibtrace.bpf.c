@@ -39,6 +39,8 @@ const volatile __u32 nr_cpus; /* cnt_events index = event * nr_cpus + cpu */
 /* The call tree (bpf/fibtrace.h): kept unless 0; only reads of F(tree_n) unless FT_TREE_ALL_N. */
 const volatile __u32 tree_on = 1;
 const volatile __u64 tree_n = FT_TREE_ALL_N;
+/* The timeline (--trace-out): enum ft_trace_mode. */
+const volatile __u32 trace_mode;
 /* Slots from here on time fibdrv's calibration functions (never reported). */
 const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
 
@@ -58,6 +60,8 @@ __u32 cost_in[FT_MAX_SLOTS];
 /* Their error bounds (the spread of the calibration): summed like the costs. */
 __u32 err_full[FT_MAX_SLOTS];
 __u32 err_in[FT_MAX_SLOTS];
+/* FT_TRACE_FIRST: reads still to put on the timeline (below 1: none). */
+__s32 trace_left;
 /* The deepest stack of traced calls seen (a report figure; racy between CPUs). */
 __u32 max_depth;
 
@@ -82,7 +86,7 @@ struct ft_frame {
 
 /* One call's figures, raw and compensated. */
 struct ft_durs {
-	__u64 dur, self, comp, comp_self;
+	__u64 start, dur, self, comp, comp_self;
 	__u64 err; /* compensation error bound of comp */
 	bool clamped;
 };
@@ -107,7 +111,7 @@ struct ft_task {
 	__u64 comp_stage_ns[FT_STAGES];
 	__u64 comp_copy_ns;
 	__u32 calls; /* traced calls in this read */
-	__u32 calls_pad;
+	__u32 tracing; /* this read's calls go on the timeline */
 	struct ft_frame stack[FT_STACK_DEPTH];
 	/* Counters (-e): entry values per frame, fib_read's deltas. */
 	struct ft_cnt_frame cnt[FT_STACK_DEPTH];
@@ -137,6 +141,19 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+/* The timeline's reads by n, and their call events (user space sizes both). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __s32);
+} trace_sel SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} calls SEC(".maps");
 
 /* Per-read records; user space sizes it from the sweep. */
 struct {
@@ -263,6 +280,20 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	st->copy_bytes = 0;
 	st->copy_ns = 0;
 	st->calls = 0;
+	st->tracing = 0;
+	/*
+	 * Not atomic (clang 14 has no BPF fetch-and-sub): readers racing on one
+	 * count can each take the last read; the timeline says how many it has.
+	 */
+	if (trace_mode) {
+		__s32 *left = trace_mode == FT_TRACE_BY_N ? bpf_map_lookup_elem(&trace_sel, &n)
+							  : &trace_left;
+
+		if (left && *left > 0) {
+			*left -= 1;
+			st->tracing = 1;
+		}
+	}
 	st->comp_copy_ns = 0;
 	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
 	__builtin_memset(st->comp_stage_ns, 0, sizeof(st->comp_stage_ns));
@@ -343,6 +374,7 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	r->calls = st->calls;
 	r->comp_total_ns = c->comp;
 	r->comp_err_ns = c->err;
+	r->start_ns = c->start;
 	__builtin_memcpy(r->comp_stage_ns, st->comp_stage_ns, sizeof(r->comp_stage_ns));
 	r->comp_copy_ns = st->comp_copy_ns;
 	r->ret = ret;
@@ -357,6 +389,23 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(&reads, BPF_RB_AVAIL_DATA) >= ringbuf_wakeup_bytes ?
 				      BPF_RB_FORCE_WAKEUP :
 				      BPF_RB_NO_WAKEUP);
+}
+
+/* One call of a read on the timeline (FT_LOST_TIMELINE when the ring is full). */
+static __always_inline void emit_call(__u32 slot, __u32 depth, const struct ft_durs *c)
+{
+	struct ft_call_ev *e = bpf_ringbuf_reserve(&calls, sizeof(*e), 0);
+
+	if (!e) {
+		count_lost(FT_LOST_TIMELINE);
+		return;
+	}
+	e->start_ns = c->start;
+	e->dur_ns = c->dur;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->slot = slot;
+	e->depth = depth;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
 /*
@@ -422,6 +471,7 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 	__u32 s = slot & (FT_MAX_SLOTS - 1);
 	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns;
 
+	c->start = f->start;
 	c->dur = dur;
 	c->self = dur > f->child_ns ? dur - f->child_ns : 0;
 	c->clamped = comp < 0;
@@ -479,6 +529,8 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	account(slot, &c);
 	if (st->stack[found].tree)
 		tree_account(st, found, &c);
+	if (trace_mode && st->in_read && st->tracing)
+		emit_call(slot, found, &c);
 	if (nr_events)
 		counters_on_exit(st, found, slot);
 	if (st->in_read)

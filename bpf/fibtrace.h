@@ -92,6 +92,7 @@ enum ft_lost {
 	FT_LOST_KPROBE_MISSED, /* entries the kernel did not probe: its kprobe handler was
 				  busy on that CPU (user space fills it, Linux 6.7+) */
 	FT_LOST_TREE, /* calls left out of the call tree: its map was full */
+	FT_LOST_TIMELINE, /* --trace-out: call events dropped, their ring buffer full */
 	FT_LOST_NR,
 };
 
@@ -157,6 +158,22 @@ struct ft_tree_node {
 	__u64 comp_self_ns;
 };
 
+/*
+ * The timeline (--trace-out, docs/views.md): every traced call of the
+ * chosen reads, one event each through the ring buffer "calls". Reads are
+ * chosen by n (map trace_sel: n -> reads of that n still to trace) when
+ * fibtrace drives them, else the first trace_left reads.
+ */
+enum ft_trace_mode { FT_TRACE_OFF, FT_TRACE_BY_N, FT_TRACE_FIRST };
+
+struct ft_call_ev {
+	__u64 start_ns; /* bpf_ktime_get_ns() at entry, as the call's duration starts */
+	__u64 dur_ns;
+	__u32 tid;
+	__u16 slot;
+	__u16 depth; /* 0: fib_read */
+};
+
 /* One record per completed fib_read, through the ring buffer. */
 struct ft_read_rec {
 	__u64 n; /* *ppos at entry */
@@ -169,6 +186,7 @@ struct ft_read_rec {
 	__u64 comp_stage_ns[FT_STAGES];
 	__u64 comp_copy_ns;
 	__u64 comp_err_ns; /* error bound of comp_total_ns */
+	__u64 start_ns; /* fib_read's start (bpf_ktime_get_ns) */
 	__s64 ret; /* fib_read return value */
 	__u32 algo; /* fibdrv_file.algo_id */
 	__u32 tid;

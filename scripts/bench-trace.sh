@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tracing overhead per read of /dev/fibonacci: untraced, fibtrace (fentry,
-# full default set), fibtrace --kprobe, bpftrace on the same functions into
+# full default set; and without its call tree), fibtrace --kprobe, bpftrace on the same functions into
 # per-function histograms, bcc's funclatency on fib_read, and the read path
 # alone (fibtrace --no-discover vs bpftrace on the same functions). One guest
 # boot per kernel; the workload is build/bench/trace_workload (C, tight
@@ -232,7 +232,9 @@ base_before = workload(SPECS)
 
 # fibtrace (fentry): one run per n, so its JSON counts are exact for that n.
 fib = {}
-for tracer, extra in (("fibtrace", []), ("fibtrace@read-path", ["--no-discover"])):
+# fibtrace@no-tree: the same without the call tree (its cost per call).
+for tracer, extra in (("fibtrace", []), ("fibtrace@read-path", ["--no-discover"]),
+                      ("fibtrace@no-tree", ["--no-tree"])):
     for n, reads in SPECS:
         log(f"{tracer} {' '.join(extra)} n={n}")
         fib[tracer, n] = fibtrace_session(tracer, extra, [(n, reads)])
@@ -292,9 +294,10 @@ for n, reads in SPECS:
                      extra={"ns_per_read_before": base_before[n][0],
                             "ns_per_read_after": base_after[n][0]}),
     }
-    for tracer, run in (("fibtrace", full), ("fibtrace@read-path", path)):
+    for tracer, run in (("fibtrace", full), ("fibtrace@read-path", path),
+                        ("fibtrace@no-tree", fib["fibtrace@no-tree", n])):
         sets[tracer] = dict(functions=len(run["counts"]),
-                            function_set="read-path" if "@" in tracer else "all",
+                            function_set="read-path" if tracer.endswith("read-path") else "all",
                             calls=run["calls_per_read"], ns=run["ns"][n],
                             probe="fibtrace " + describe_modes(run["slots"]),
                             extra={"startup_s": run["startup_s"],
@@ -327,8 +330,8 @@ for n, reads in SPECS:
                                       "hist_calls_recorded_all_n":
                                           sum(flat["hist_counts"].values())
                                           if flat["hist_counts"] else None})
-    for tracer in ("none", "fibtrace", "fibtrace-kprobe", "bpftrace", "funclatency",
-                   "fibtrace@read-path", "bpftrace@read-path"):
+    for tracer in ("none", "fibtrace", "fibtrace@no-tree", "fibtrace-kprobe", "bpftrace",
+                   "funclatency", "fibtrace@read-path", "bpftrace@read-path"):
         s = sets[tracer]
         added = (s["ns"][0] - none_ns) / s["calls"] if s["calls"] else 0.0
         row = dict(common, tracer=tracer, function_set=s["function_set"],

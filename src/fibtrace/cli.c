@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "kretprobe.h"
+#include "timeline.h"
 
 const char *argp_program_version = "fibtrace 0.2";
 static const char doc[] =
@@ -56,6 +57,9 @@ enum {
 	OPT_TREE_N,
 	OPT_FOLDED,
 	OPT_FLAMEGRAPH,
+	OPT_ALL,
+	OPT_TRACE_OUT,
+	OPT_TRACE_READS,
 };
 
 static const struct argp_option options[] = {
@@ -86,8 +90,12 @@ static const struct argp_option options[] = {
 	 "Exit 9 when an -e event is not available", 1},
 	{"duration", 'd', "SECONDS", 0, "Stop after SECONDS", 2},
 	{"interval", 'i', "SECONDS", 0, "Print a report every SECONDS (deltas)", 2},
-	{"hist", 'H', NULL, 0, "Print histograms (default in text output)", 3},
+	{"hist", 'H', NULL, 0, "Text: every function's histogram (default: fib_read's only)", 3},
 	{"no-hist", OPT_NO_HIST, NULL, 0, "Text output without histograms", 3},
+	{"all", OPT_ALL, NULL, 0,
+	 "Text: every section in full (every function, every n, copy sizes, every loss counter, "
+	 "the whole call tree)",
+	 3},
 	{"hist-bits", OPT_HIST_BITS, "K", 0, "2^K linear sub-buckets per power of two (0..3)", 3},
 	{"linear", OPT_LINEAR, "MIN:MAX:STEP", 0, "Linear histogram buckets (ns)", 3},
 	{"json", 'j', NULL, 0, "Print one JSON document (docs/fibtrace.schema.json)", 4},
@@ -95,11 +103,17 @@ static const struct argp_option options[] = {
 	{"raw", OPT_RAW, NULL, 0, "JSON: include every read record", 4},
 	{"plot", OPT_PLOT, "FILE", 0, "Plot latency versus n and the breakdown (.svg or .png)", 4},
 	{"tree", OPT_TREE, NULL, 0,
-	 "Text: the whole call tree (default: paths >= 1% of their root)", 4},
+	 "Text: the whole call tree (default: paths >= 5% of their root)", 4},
 	{"folded", OPT_FOLDED, "FILE", 0,
 	 "Write folded stacks (self ns per call path) for flamegraph.pl, inferno, speedscope", 4},
 	{"flamegraph", OPT_FLAMEGRAPH, "FILE.svg", 0,
 	 "Render the call tree as a flame graph (inferno)", 4},
+	{"trace-out", OPT_TRACE_OUT, "FILE.json", 0,
+	 "Timeline of single reads, every traced call (Chrome trace format: Perfetto, "
+	 "chrome://tracing)",
+	 4},
+	{"trace-reads", OPT_TRACE_READS, "K", 0,
+	 "Reads on the timeline (default 200; spread over the sweep's n, else the first K)", 4},
 	{"load", OPT_LOAD, "PATH", 0, "insmod fibdrv from PATH if it is not loaded", 5},
 	{"device", OPT_DEVICE, "PATH", 0, "Device (default /dev/fibonacci)", 5},
 	{"ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0,
@@ -234,10 +248,13 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 
 	switch (key) {
 	case 'H':
-		cli->hist = true;
+		cli->hists = FT_HISTS_ALL;
 		break;
 	case OPT_NO_HIST:
-		cli->hist = false;
+		cli->hists = FT_HISTS_NONE;
+		break;
+	case OPT_ALL:
+		cli->all = true;
 		break;
 	case OPT_HIST_BITS:
 		if (parse_u64(arg, &v) || v > FT_HIST_MAX_BITS)
@@ -281,6 +298,15 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_FLAMEGRAPH:
 		cli->flamegraph = arg;
+		break;
+	case OPT_TRACE_OUT:
+		cli->trace_out = arg;
+		break;
+	case OPT_TRACE_READS:
+		if (parse_u64(arg, &v) || !v || v > FT_TRACE_READS_MAX)
+			argp_error(state, "bad --trace-reads '%s' (1..%d)", arg,
+				   FT_TRACE_READS_MAX);
+		cli->trace_reads = v;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -379,6 +405,12 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 	    (!cli->tree || cli->interval || cli->cmp.kind))
 		argp_error(state, "--tree, --tree-n, --folded and --flamegraph need the call tree "
 				  "(not --no-tree) and do not combine with -i or --compare");
+	if (cli->trace_reads && !cli->trace_out)
+		argp_error(state, "--trace-reads needs --trace-out");
+	if (cli->trace_out && (cli->interval || cli->cmp.kind))
+		argp_error(state, "--trace-out does not combine with -i or --compare");
+	if (!cli->trace_reads)
+		cli->trace_reads = FT_TRACE_READS_DEFAULT;
 	if (cli->counters.require && !cli->counters.nreq)
 		argp_error(state, "--require-counters needs -e");
 	/* fibtrace's own reads come from one task; other modes trace any number (kretprobe.h). */
@@ -428,7 +460,7 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv)
 
 	memset(cli, 0, sizeof(*cli));
 	cli->cmp = (struct ft_cmp_opts)FT_CMP_OPTS_INIT;
-	cli->hist = true;
+	cli->hists = FT_HISTS_READ;
 	cli->discover = true;
 	cli->compensate = true;
 	cli->tree = true;

@@ -13,11 +13,14 @@
 #include "run.h"
 
 struct ft_cli {
-	bool verbose, json, csv, hist, kprobe, raw, discover, sweep;
+	bool verbose, json, csv, kprobe, raw, discover, sweep, all;
+	enum ft_hists hists; /* --hist, --no-hist */
 	bool compensate; /* not --no-compensate */
 	bool tree, tree_full; /* not --no-tree; --tree */
 	__u64 tree_n;	      /* --tree-n; FT_TREE_ALL_N */
 	const char *folded, *flamegraph;
+	const char *trace_out;	  /* --trace-out */
+	unsigned int trace_reads; /* --trace-reads */
 	const char *funcs, *plot, *load, *device, *algo_list;
 	struct u64_range range;
 	unsigned int repeat;

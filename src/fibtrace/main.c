@@ -33,6 +33,7 @@
 #include "fibdev.h"
 #include "report.h"
 #include "sweep.h"
+#include "timeline.h"
 #include "tracer.h"
 #include "tree.h"
 #include "watch.h"
@@ -175,7 +176,7 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 			return sc->nalgo;
 	}
 	ft_run_set_sweep(run, cli->range.first, cli->range.last, cli->range.step, cli->repeat);
-	return 0;
+	return run->timeline ? ft_timeline_choose(run->timeline, run, sc->nalgo) : 0;
 }
 
 /* ---------- one run ---------- */
@@ -208,12 +209,14 @@ static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compar
 {
 	if (cmp)
 		return ft_compare_report(cmp, run, stdout);
-	ft_report(stdout, run, ft_cli_output(cli), cli->hist);
+	ft_report(stdout, run, ft_cli_output(cli), cli->hists);
 	if (cli->plot && ft_plot(run, cli->plot))
 		return FT_EXIT_ERROR;
 	if (cli->folded && ft_tree_folded(run, cli->folded))
 		return FT_EXIT_ERROR;
 	if (cli->flamegraph && ft_tree_flamegraph(run, cli->flamegraph))
+		return FT_EXIT_ERROR;
+	if (run->timeline && ft_timeline_write(run))
 		return FT_EXIT_ERROR;
 	return FT_EXIT_OK;
 }
@@ -267,7 +270,7 @@ static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare
  */
 static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer **tr)
 {
-	struct ft_calib cal = { .fd = -1 };
+	struct ft_calib cal = {.fd = -1};
 	struct ft_tracer_opts o = {
 		.force_kprobe = cli->kprobe,
 		.verbose = cli->verbose,
@@ -320,6 +323,7 @@ int main(int argc, char **argv)
 	static struct ft_cli cli;
 	static struct ft_targets targets;
 	static struct sweep_ctx sc;
+	static struct ft_timeline timeline;
 	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
 	struct ft_tracer *tr = NULL;
 	struct ft_compare *cmp = NULL;
@@ -343,6 +347,12 @@ int main(int argc, char **argv)
 	run.run_mode = mode_name(&cli);
 	run.tree_on = cli.tree;
 	run.tree_full = cli.tree_full;
+	run.all = cli.all;
+	if (cli.trace_out) {
+		timeline.path = cli.trace_out;
+		timeline.reads = cli.trace_reads;
+		run.timeline = &timeline;
+	}
 	run.tree_n = cli.tree_n;
 	ft_run_clocksource(&run);
 
@@ -383,5 +393,6 @@ cleanup:
 	ft_counters_close(&cli.counters);
 	free(run.recs);
 	free(run.tree);
+	ft_timeline_free(run.timeline);
 	return ret;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --plot FILE.svg|FILE.png: gnuplot draws two panels from the per-n table:
- * fib_read median latency versus n, one line per algorithm (log y), and the
- * stacked breakdown compute / format / copy / rest (medians) of the first
- * algorithm. The data and the script go to a temporary directory.
+ * --plot FILE.svg|FILE.png: gnuplot draws three panels: from the per-n
+ * table, fib_read median latency versus n, one line per algorithm (log y),
+ * and the stacked breakdown compute / format / copy / rest (medians) of the
+ * first algorithm; from the copy rows, the copy to user space's throughput
+ * versus its size (fibdrv_copy, MB/s = bytes / average ns * 1000). The data
+ * and the script go to a temporary directory.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,12 +40,26 @@ static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows
 	return nblocks;
 }
 
-static void write_script(FILE *f, const struct ft_run *run, const char *data,
+/* Bytes and MB/s per copy size (the copy rows of aggregate.c): rows written. */
+static size_t write_copies(FILE *f, const struct ft_run *run)
+{
+	struct ft_copy_row *copies;
+	size_t n = ft_copy_build(run, &copies), i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 " %.3f\n", (uint64_t)copies[i].bytes,
+			copies[i].ns ? copies[i].bytes * 1e3 * copies[i].count / copies[i].ns
+				     : 0.0);
+	free(copies);
+	return n;
+}
+
+static void write_script(FILE *f, const struct ft_run *run, const char *data, const char *copies,
 			 const unsigned int *blocks, unsigned int nblocks)
 {
 	unsigned int i;
 
-	fprintf(f, "set multiplot layout 2,1\n");
+	fprintf(f, "set multiplot layout %d,1\n", copies ? 3 : 2);
 	fprintf(f, "set title 'fib\\_read latency versus n (median%s, kernel %s)'\n",
 		run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
 	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
@@ -60,6 +76,14 @@ static void write_script(FILE *f, const struct ft_run *run, const char *data,
 		"'' index 0 using 1:($3+$4) with filledcurves x1 title 'format', "
 		"'' index 0 using 1:3 with filledcurves x1 title 'compute'\n",
 		data);
+	if (copies)
+		fprintf(f,
+			"set title 'copy to user space (fibdrv\\_copy): throughput versus size "
+			"(average per size, %s)'\n"
+			"set xlabel 'bytes'\nset ylabel 'MB/s'\nset logscale x\nunset key\n"
+			"plot '%s' using 1:2 with points pt 7 ps 0.5\nunset logscale x\n",
+			run->overhead.on ? "raw: compensation is per call, not per byte" : "raw",
+			copies);
 	fprintf(f, "unset multiplot\n");
 }
 
@@ -68,7 +92,7 @@ int ft_plot(struct ft_run *run, const char *path)
 	struct gnuplot_job j;
 	struct ft_pern *rows;
 	unsigned int blocks[64], nblocks;
-	size_t nrows;
+	size_t nrows, ncopies;
 	FILE *f;
 
 	if (gnuplot_begin(&j, path))
@@ -88,6 +112,11 @@ int ft_plot(struct ft_run *run, const char *path)
 	nblocks = write_data(f, rows, nrows, run->overhead.on, blocks);
 	fclose(f);
 	free(rows);
-	write_script(gnuplot_script(&j), run, gnuplot_path(&j, 0), blocks, nblocks);
+	f = gnuplot_open(&j, "copies.dat");
+	ncopies = f ? write_copies(f, run) : 0;
+	if (f)
+		fclose(f);
+	write_script(gnuplot_script(&j), run, gnuplot_path(&j, 0),
+		     ncopies ? gnuplot_path(&j, 1) : NULL, blocks, nblocks);
 	return gnuplot_run(&j);
 }

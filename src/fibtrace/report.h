@@ -18,9 +18,16 @@ extern const char *const ft_lost_names[FT_LOST_NR];
 
 enum ft_output { FT_OUT_TEXT, FT_OUT_JSON, FT_OUT_CSV };
 
-/* The report of a run in the chosen output (hist: text histograms). */
-void ft_report(FILE *f, struct ft_run *run, enum ft_output out, bool hist);
-void ft_report_text(FILE *f, struct ft_run *run, bool hist);
+/* Text histograms: none (--no-hist), fib_read's (default), every function's (--hist). */
+enum ft_hists { FT_HISTS_NONE, FT_HISTS_READ, FT_HISTS_ALL };
+
+/*
+ * The report of a run in the chosen output. Text fits about a screen unless
+ * run->all: the read path, the hottest functions, the call tree's paths of
+ * 5% and more, the per-n table sampled, the losses that are not 0.
+ */
+void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists);
+void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists);
 /*
  * The JSON document. With @section, ",\n" then section(f, ctx), which
  * prints more top-level members (--compare's), then the closing brace.

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aggregate.h"
 #include "fmt.h"
@@ -15,9 +16,10 @@
 #include "tree.h"
 
 const char *const ft_lost_names[FT_LOST_NR] = {
-	"unmatched_exit", "unwound",	"stack_overflow",     "task_storage",
-	"ringbuf",	  "counters_discarded", "no_return",	      "outside_read",
-	"kretprobe_missed", "kprobe_missed", "tree",
+	"unmatched_exit", "unwound",	  "stack_overflow",
+	"task_storage",	  "ringbuf",	  "counters_discarded",
+	"no_return",	  "outside_read", "kretprobe_missed",
+	"kprobe_missed",  "tree",
 };
 
 static void fmt_ns_u64(char *buf, size_t size, __u64 ns)
@@ -90,8 +92,9 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 		fmt_ns(b, sizeof(b), k->cold.full_ns, FMT_NS_SIG4);
 		fmt_ns(c, sizeof(c), k->full_ns, FMT_NS_SIG4);
 		fmt_ns(d, sizeof(d), k->full_err, FMT_NS_SIG4);
-		fprintf(f, "  a traced %s call costs its caller %s warm, %s cold: %s subtracted per "
-			   "call, error bound +-%s (± columns)\n",
+		fprintf(f,
+			"  a traced %s call costs its caller %s warm, %s cold: %s subtracted per "
+			"call, error bound +-%s (± columns)\n",
 			ft_mode_name(m), a, b, c, d);
 	}
 }
@@ -102,8 +105,9 @@ static void text_header(FILE *f, const struct ft_run *run)
 	int nf, nk, nn;
 
 	ft_attach_counts(tg, &nf, &nk, &nn);
-	fprintf(f, "fibtrace: kernel %s, clocksource %s, %d functions (fentry %d, kprobe %d, "
-		   "untraceable %d), %s",
+	fprintf(f,
+		"fibtrace: kernel %s, clocksource %s, %d functions (fentry %d, kprobe %d, "
+		"untraceable %d), %s",
 		run->kernel, run->clocksource, tg->count, nf, nk, nn, run->run_mode);
 	if (run->cpu >= 0)
 		fprintf(f, ", cpu %d", run->cpu);
@@ -115,7 +119,7 @@ static void text_header(FILE *f, const struct ft_run *run)
 	text_overhead(f, run);
 }
 
-static void text_hists(FILE *f, const struct ft_run *run)
+static void text_hists(FILE *f, const struct ft_run *run, enum ft_hists hists)
 {
 	const struct ft_targets *tg = run->targets;
 	bool comp = run->overhead.on;
@@ -123,17 +127,20 @@ static void text_hists(FILE *f, const struct ft_run *run)
 	struct ft_func_fig x;
 	int k;
 
-	for (k = 0; k < tg->count; k++) {
+	for (k = 0; k < tg->count && hists != FT_HISTS_NONE; k++) {
 		const struct ft_target *t = &tg->t[k];
 
-		if (!t->attached || !t->st.count)
+		if (!t->attached || !t->st.count ||
+		    (hists == FT_HISTS_READ && t->slot != FT_SLOT_READ))
 			continue;
 		ft_func_figures(&run->hist, &t->st, comp, &x);
 		fmt_ns_u64(a, sizeof(a), x.avg);
 		fmt_ns_u64(b, sizeof(b), x.p50);
 		fmt_ns_u64(c, sizeof(c), x.p90);
 		fmt_ns_u64(d, sizeof(d), x.p99);
-		fprintf(f, "\n%s%s%s [%s]: count %" PRIu64 ", avg%s %s, p50%s %s, p90%s %s, p99%s %s%s\n",
+		fprintf(f,
+			"\n%s%s%s [%s]: count %" PRIu64
+			", avg%s %s, p50%s %s, p90%s %s, p99%s %s%s\n",
 			t->module[0] ? t->module : "", t->module[0] ? ":" : "", t->name,
 			ft_attach_name(t), (uint64_t)t->st.count, comp ? "*" : "", a,
 			comp ? "*" : "", b, comp ? "*" : "", c, comp ? "*" : "", d,
@@ -142,46 +149,94 @@ static void text_hists(FILE *f, const struct ft_run *run)
 	}
 }
 
-static void text_functions(FILE *f, const struct ft_run *run)
+static void func_head(FILE *f, const struct ft_run *run)
 {
-	const struct ft_targets *tg = run->targets;
+	if (run->overhead.on)
+		fprintf(f, "%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function", "attach",
+			"count", "total*", "self*", "avg*", "±avg", "p50*", "p99*", "raw avg");
+	else
+		fprintf(f, "%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function", "attach",
+			"count", "total", "self", "avg", "p50", "p99", "min", "max");
+}
+
+static void func_row(FILE *f, const struct ft_run *run, const struct ft_target *t)
+{
+	const struct ft_func_stats *s = &t->st;
 	bool comp = run->overhead.on;
 	char a[32], b[32], c[32], col[4][32];
 	struct ft_func_fig x, raw;
-	int k, j;
+	int j = 0;
 
+	ft_func_figures(&run->hist, s, comp, &x);
+	ft_func_figures(&run->hist, s, false, &raw);
+	fmt_ns_u64(a, sizeof(a), x.total);
+	fmt_ns_u64(b, sizeof(b), x.self);
+	fmt_ns_u64(c, sizeof(c), x.avg);
+	/* Compensated: ±avg p50* p99* raw-avg; raw: p50 p99 min max. */
 	if (comp)
-		fprintf(f, "\n%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function",
-			"attach", "count", "total*", "self*", "avg*", "±avg", "p50*", "p99*",
-			"raw avg");
-	else
-		fprintf(f, "\n%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function",
-			"attach", "count", "total", "self", "avg", "p50", "p99", "min", "max");
+		fmt_ns_u64(col[j++], sizeof(col[0]), s->count ? s->comp_err_ns / s->count : 0);
+	fmt_ns_u64(col[j++], sizeof(col[0]), x.p50);
+	fmt_ns_u64(col[j++], sizeof(col[0]), x.p99);
+	fmt_ns_u64(col[j++], sizeof(col[0]), comp ? raw.avg : s->min_ns);
+	if (!comp)
+		fmt_ns_u64(col[j++], sizeof(col[0]), s->max_ns);
+	fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n", t->name,
+		ft_attach_name(t), (uint64_t)s->count, a, b, c, col[0], col[1], col[2], col[3]);
+}
+
+static bool func_listed(const struct ft_target *t)
+{
+	return t->attached || t->unavailable;
+}
+
+static const struct ft_run *hot_run; /* qsort has no context argument */
+
+static int cmp_self(const void *x, const void *y)
+{
+	const struct ft_target *a = *(const struct ft_target *const *)x;
+	const struct ft_target *b = *(const struct ft_target *const *)y;
+	bool comp = hot_run->overhead.on;
+	__u64 sa = comp ? a->st.comp_self_ns : a->st.self_ns;
+	__u64 sb = comp ? b->st.comp_self_ns : b->st.self_ns;
+
+	return sa != sb ? (sa > sb ? -1 : 1) : strcmp(a->name, b->name);
+}
+
+#define TEXT_HOT_FUNCS 10 /* functions in the default report's hottest list */
+
+/* Every function (--all), or the read path and the hottest others by self time. */
+static void text_functions(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	const struct ft_target *hot[FT_MAX_SLOTS];
+	int k, nhot = 0, shown;
+
+	fprintf(f, "\n%s:\n", run->all ? "every traced function" : "the read path");
+	func_head(f, run);
 	for (k = 0; k < tg->count; k++) {
 		const struct ft_target *t = &tg->t[k];
-		const struct ft_func_stats *s = &t->st;
 
-		if (!t->attached && !t->unavailable)
+		if (!func_listed(t))
 			continue;
-		ft_func_figures(&run->hist, s, comp, &x);
-		ft_func_figures(&run->hist, s, false, &raw);
-		fmt_ns_u64(a, sizeof(a), x.total);
-		fmt_ns_u64(b, sizeof(b), x.self);
-		fmt_ns_u64(c, sizeof(c), x.avg);
-		/* Compensated: ±avg p50* p99* raw-avg; raw: p50 p99 min max. */
-		j = 0;
-		if (comp)
-			fmt_ns_u64(col[j++], sizeof(col[0]), s->count ? s->comp_err_ns / s->count : 0);
-		fmt_ns_u64(col[j++], sizeof(col[0]), x.p50);
-		fmt_ns_u64(col[j++], sizeof(col[0]), x.p99);
-		fmt_ns_u64(col[j++], sizeof(col[0]), comp ? raw.avg : s->min_ns);
-		if (!comp)
-			fmt_ns_u64(col[j++], sizeof(col[0]), s->max_ns);
-		fprintf(f, "%-28s %-6s %10" PRIu64 " %10s %10s %9s %9s %9s %9s %9s\n", t->name,
-			ft_attach_name(t), (uint64_t)s->count, a, b, c, col[0], col[1], col[2],
-			col[3]);
+		if (run->all || t->slot < FT_FIXED_SLOTS)
+			func_row(f, run, t);
+		else if (t->st.count)
+			hot[nhot++] = t;
 	}
+	if (run->all || !nhot)
+		return;
+	hot_run = run;
+	qsort(hot, nhot, sizeof(hot[0]), cmp_self);
+	shown = nhot < TEXT_HOT_FUNCS ? nhot : TEXT_HOT_FUNCS;
+	fprintf(f,
+		"\nhottest functions by self time (%d of the %d called; --all: every function):\n",
+		shown, nhot);
+	func_head(f, run);
+	for (k = 0; k < shown; k++)
+		func_row(f, run, hot[k]);
 }
+
+#define TEXT_PERN_ROWS 12 /* rows of the default report's per-n table */
 
 static void text_pern(FILE *f, struct ft_run *run)
 {
@@ -189,20 +244,31 @@ static void text_pern(FILE *f, struct ft_run *run)
 	bool comp = run->overhead.on;
 	const char *star = comp ? "*" : "";
 	struct ft_pern *rows;
-	size_t nrows = ft_pern_build(run, &rows), i;
+	size_t nrows = ft_pern_build(run, &rows), i, k, shown = nrows;
 
+	if (!run->all && nrows > TEXT_PERN_ROWS)
+		shown = TEXT_PERN_ROWS;
 	if (nrows) {
 		fprintf(f,
 			"\nfib_read per n (exact, from %zu read records; breakdown = medians):\n",
 			run->nrecs);
+		if (shown < nrows)
+			fprintf(f,
+				"(%zu of %zu rows, evenly spaced; --all: every row, JSON "
+				"per_n[])\n",
+				shown, nrows);
 		fprintf(f, "%-22s %8s %6s %8s%s %9s %8s%s %8s%s %8s%s %8s%s %8s%s %8s%s %9s %7s\n",
 			"algo", "n", "count", "median", star, comp ? "±" : "", "p90", star, "p99",
-			star, "compute", star, "format", star, "copy", star, "rest", star, "raw med",
-			"calls");
+			star, "compute", star, "format", star, "copy", star, "rest", star,
+			"raw med", "calls");
 	}
-	for (i = 0; i < nrows; i++) {
-		const struct ft_pern *r = &rows[i];
-		const struct ft_pern_fig *x = comp ? &r->comp : &r->raw;
+	for (k = 0; k < shown; k++) {
+		const struct ft_pern *r;
+		const struct ft_pern_fig *x;
+
+		i = shown < nrows ? k * (nrows - 1) / (shown - 1) : k;
+		r = &rows[i];
+		x = comp ? &r->comp : &r->raw;
 
 		fmt_ns_u64(a, sizeof(a), x->median);
 		fmt_ns_u64(b, sizeof(b), x->p90);
@@ -216,8 +282,8 @@ static void text_pern(FILE *f, struct ft_run *run)
 		if (comp)
 			fmt_ns_u64(x_err, sizeof(x_err), r->comp_err);
 		fprintf(f,
-			"%-22s %8" PRIu64 " %6" PRIu64 " %9s %9s %9s %9s %9s %9s %9s %9s %9s %7" PRIu64
-			"\n",
+			"%-22s %8" PRIu64 " %6" PRIu64
+			" %9s %9s %9s %9s %9s %9s %9s %9s %9s %7" PRIu64 "\n",
 			ft_algo_name(run, r->algo), (uint64_t)r->n, (uint64_t)r->count, a, x_err, b,
 			c, d, e, g, h, m, (uint64_t)r->calls);
 	}
@@ -247,34 +313,46 @@ static void text_copies(FILE *f, const struct ft_run *run)
 	free(copies);
 }
 
-void ft_report(FILE *f, struct ft_run *run, enum ft_output out, bool hist)
+/* Every loss counter (--all), or those that are not 0. */
+static void text_lost(FILE *f, const struct ft_run *run)
+{
+	int k, shown = 0;
+
+	fprintf(f, "\nlost:");
+	for (k = 0; k < FT_LOST_NR; k++) {
+		if (!run->all && !run->lost[k])
+			continue;
+		fprintf(f, " %s %" PRIu64, ft_lost_names[k], (uint64_t)run->lost[k]);
+		shown++;
+	}
+	if (!run->all)
+		fprintf(f, shown ? " (the other counters 0)" : " nothing (every loss counter 0)");
+	fprintf(f, " recursion_misses %" PRIu64 " (deepest call stack %u of %d)\n",
+		(uint64_t)run->recursion_misses, run->max_depth, FT_STACK_DEPTH);
+}
+
+void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists)
 {
 	if (out == FT_OUT_JSON)
 		ft_report_json(f, run, NULL, NULL);
 	else if (out == FT_OUT_CSV)
 		ft_report_csv(f, run);
 	else
-		ft_report_text(f, run, hist);
+		ft_report_text(f, run, hists);
 }
 
-void ft_report_text(FILE *f, struct ft_run *run, bool hist)
+void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists)
 {
-	int k;
-
 	text_header(f, run);
-	if (hist)
-		text_hists(f, run);
+	text_hists(f, run, hists);
 	text_functions(f, run);
 	ft_counters_text(f, run);
 	ft_tree_text(f, run);
 	text_pern(f, run);
 	ft_counters_text_pern(f, run);
-	text_copies(f, run);
-	fprintf(f, "\nlost:");
-	for (k = 0; k < FT_LOST_NR; k++)
-		fprintf(f, " %s %" PRIu64, ft_lost_names[k], (uint64_t)run->lost[k]);
-	fprintf(f, " recursion_misses %" PRIu64 " (deepest call stack %u of %d)\n",
-		(uint64_t)run->recursion_misses, run->max_depth, FT_STACK_DEPTH);
+	if (run->all)
+		text_copies(f, run);
+	text_lost(f, run);
 	if (run->read_errors)
 		fprintf(f, "read errors: %" PRIu64 "\n", (uint64_t)run->read_errors);
 }

@@ -116,6 +116,21 @@ struct ft_tnode {
 	int depth;	 /* 0 for a root */
 };
 
+/*
+ * --trace-out (timeline.c): which reads go on the timeline and their calls.
+ * With a sweep, trace_n[] lists the n chosen and per_n reads of each (one
+ * per algorithm); otherwise the first @reads reads.
+ */
+struct ft_timeline {
+	const char *path;
+	unsigned int reads; /* --trace-reads */
+	__u64 *trace_n;
+	size_t ntrace_n;
+	unsigned int per_n;
+	struct ft_call_ev *ev;
+	size_t nev, capev;
+};
+
 /* Everything a report needs. */
 struct ft_run {
 	struct ft_targets *targets;
@@ -150,8 +165,11 @@ struct ft_run {
 	size_t ntree;
 	int tree_root;	/* first root (roots chained by next); -1 for none */
 	bool tree_on;	/* not --no-tree */
-	bool tree_full; /* --tree: every path, not only those >= 1% of their root */
+	bool tree_full; /* --tree: every path, not only those >= 5% of their root */
+	bool all;	/* --all: every text section in full */
 	__u64 tree_n;	/* --tree-n: only reads of F(tree_n); FT_TREE_ALL_N for all */
+	/* The timeline (timeline.c): the reads chosen, the call events drained. */
+	struct ft_timeline *timeline; /* NULL without --trace-out */
 };
 
 /* run.c */

@@ -13,6 +13,7 @@
 #include "counters.h"
 #include "fibtrace.skel.h"
 #include "kretprobe.h"
+#include "timeline.h"
 #include "tracer.h"
 #include "tree.h"
 
@@ -215,6 +216,16 @@ static void configure(struct ft_tracer *tr)
 	skel->rodata->calib_first_slot = tr->tg->count;
 	skel->rodata->tree_on = run->tree_on;
 	skel->rodata->tree_n = run->tree_n;
+	if (run->timeline) {
+		/* Room for 2048 calls (24 bytes each) per read, between 64 KiB and 256 MiB. */
+		__u64 want = (__u64)run->timeline->reads * 2048 * sizeof(struct ft_call_ev);
+
+		want = want < (1 << 16) ? 1 << 16 : want > (1 << 28) ? 1 << 28 : want;
+		skel->rodata->trace_mode = run->timeline->ntrace_n ? FT_TRACE_BY_N : FT_TRACE_FIRST;
+		bpf_map__set_max_entries(skel->maps.trace_sel,
+					 run->timeline->ntrace_n ? run->timeline->ntrace_n : 1);
+		bpf_map__set_max_entries(skel->maps.calls, 1u << (64 - __builtin_clzll(want - 1)));
+	}
 	bpf_map__set_max_entries(skel->maps.reads, ringbuf_size(tr));
 	ft_counters_prepare(skel, run);
 	/* Records are drained every 100 ms at most; a wakeup only when half full. */
@@ -292,6 +303,25 @@ int ft_tracer_load(struct ft_tracer *tr)
 		tr->tg->t[i].mode = FT_MODE_KPROBE;
 	err = open_and_load(tr);
 	return err ? exit_status(err) : 0;
+}
+
+/* --trace-out: the reads to put on the timeline, and the ring of their calls. */
+static int timeline_arm(struct ft_tracer *tr)
+{
+	struct ft_timeline *tl = tr->run->timeline;
+	__s32 left;
+	size_t i;
+
+	if (!tl)
+		return 0;
+	tr->skel->bss->trace_left = tl->reads;
+	for (i = 0; i < tl->ntrace_n; i++) {
+		left = tl->per_n;
+		if (bpf_map_update_elem(bpf_map__fd(tr->skel->maps.trace_sel), &tl->trace_n[i],
+					&left, BPF_ANY))
+			return -1;
+	}
+	return ring_buffer__add(tr->rb, bpf_map__fd(tr->skel->maps.calls), ft_timeline_add, tl);
 }
 
 static int attach_one(struct ft_tracer *tr, int i)
@@ -382,7 +412,7 @@ int ft_tracer_attach(struct ft_tracer *tr)
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
 	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
-	if (!tr->rb) {
+	if (!tr->rb || timeline_arm(tr)) {
 		fprintf(stderr, "fibtrace: ring buffer: %s\n", strerror(errno));
 		return -FT_EXIT_ERROR;
 	}

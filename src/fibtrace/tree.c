@@ -10,7 +10,7 @@
 #include "fmt.h"
 #include "tree.h"
 
-#define TREE_MIN_SHARE 0.01 /* the default text tree hides paths under 1% of their root */
+#define TREE_MIN_SHARE 0.05 /* the default text tree hides paths under 5% of their root */
 
 __u64 ft_tnode_total(const struct ft_run *run, const struct ft_tnode *n)
 {
@@ -179,7 +179,7 @@ static int tnode_path(const struct ft_run *run, int i, int *idx)
 struct tree_text {
 	FILE *f;
 	const struct ft_run *run;
-	__u64 root_total; /* raw: what the 1% rule compares with */
+	__u64 root_total; /* raw: what the 5% rule compares with */
 	char prefix[4 * FT_STACK_DEPTH + 8];
 };
 
@@ -201,18 +201,22 @@ static void text_row(struct tree_text *tt, __u64 total, __u64 self, __u64 avg, _
 
 static bool text_shown(const struct tree_text *tt, const struct ft_tnode *n)
 {
-	return tt->run->tree_full || n->v.total_ns >= TREE_MIN_SHARE * tt->root_total;
+	return tt->run->tree_full || tt->run->all ||
+	       n->v.total_ns >= TREE_MIN_SHARE * tt->root_total;
 }
 
 static void text_node(struct tree_text *tt, int i, const char *branch, const char *below);
 
-/* @i's children, then one line for those under 1% of the root. */
+/*
+ * @i's children, then one line for those under 5% of the root when together
+ * they reach 5% (smaller remainders are left to the header's note).
+ */
 static void text_children(struct tree_text *tt, int i)
 {
 	const struct ft_run *run = tt->run;
-	__u64 hid_total = 0, hid_self = 0, root = 0;
+	__u64 hid_total = 0, hid_self = 0, hid_raw = 0, root;
 	int c, last = -1, hidden = 0;
-	size_t len = strlen(tt->prefix);
+	bool summary;
 
 	for (c = run->tree[i].child; c >= 0; c = run->tree[c].next) {
 		if (text_shown(tt, &run->tree[c])) {
@@ -222,21 +226,22 @@ static void text_children(struct tree_text *tt, int i)
 		hidden++;
 		hid_total += ft_tnode_total(run, &run->tree[c]);
 		hid_self += ft_tnode_self(run, &run->tree[c]);
+		hid_raw += run->tree[c].v.total_ns;
 	}
+	summary = hidden && hid_raw >= TREE_MIN_SHARE * tt->root_total;
 	for (c = run->tree[i].child; c >= 0; c = run->tree[c].next)
 		if (text_shown(tt, &run->tree[c]))
-			text_node(tt, c, c == last && !hidden ? "└─ " : "├─ ",
-				  c == last && !hidden ? "   " : "│  ");
-	if (hidden) {
+			text_node(tt, c, c == last && !summary ? "└─ " : "├─ ",
+				  c == last && !summary ? "   " : "│  ");
+	if (summary) {
 		char what[64];
 
 		root = ft_tnode_total(run, tnode_root(run, &run->tree[i]));
-		snprintf(what, sizeof(what), "(%d more path%s under 1%% each)", hidden,
+		snprintf(what, sizeof(what), "(%d more path%s under 5%% each)", hidden,
 			 hidden > 1 ? "s" : "");
 		text_row(tt, hid_total, hid_self, 0, 0, 0, root ? (double)hid_total / root : 0,
 			 "└─ ", what);
 	}
-	tt->prefix[len] = 0;
 }
 
 static void text_node(struct tree_text *tt, int i, const char *branch, const char *below)
@@ -270,7 +275,9 @@ void ft_tree_text(FILE *f, const struct ft_run *run)
 		"\ncall tree%s: by call path, hottest first; recursion folded into the outer "
 		"call (\"recursive\" calls; their time is in its total)%s\n",
 		run->tree_n != FT_TREE_ALL_N ? " of the reads of F(--tree-n)" : "",
-		run->tree_full ? "" : "; paths under 1% of their root summarised (--tree: all)");
+		run->tree_full || run->all
+			? ""
+			: "; paths under 5% of their root hidden or summarised (--tree: all)");
 	if (run->tree_n != FT_TREE_ALL_N)
 		fprintf(f, "(reads of F(%" PRIu64 ") only)\n", (uint64_t)run->tree_n);
 	fprintf(f, "%8s%s %8s%s %8s%s %9s %9s %7s  %s\n", "total", mark, "self", mark, "avg", mark,
@@ -278,7 +285,7 @@ void ft_tree_text(FILE *f, const struct ft_run *run)
 	for (r = run->tree_root; r >= 0; r = run->tree[r].next) {
 		const struct ft_tnode *n = &run->tree[r];
 
-		if (!run->tree_full && n->v.total_ns < TREE_MIN_SHARE * all) {
+		if (!run->tree_full && !run->all && n->v.total_ns < TREE_MIN_SHARE * all) {
 			hidden++;
 			continue;
 		}
@@ -291,7 +298,7 @@ void ft_tree_text(FILE *f, const struct ft_run *run)
 		text_node(&tt, r, "", "");
 	}
 	if (hidden)
-		fprintf(f, "(%d more root%s under 1%% of all roots' time: --tree shows them)\n",
+		fprintf(f, "(%d more root%s under 5%% of all roots' time: --tree shows them)\n",
 			hidden, hidden > 1 ? "s" : "");
 }
 

@@ -24,7 +24,7 @@ int ft_tree_link(struct ft_run *run);
 __u64 ft_tnode_total(const struct ft_run *run, const struct ft_tnode *n);
 __u64 ft_tnode_self(const struct ft_run *run, const struct ft_tnode *n);
 
-/* Text: every root's tree; without run->tree_full, paths under 1% of their root summarised. */
+/* Text: every root's tree; without run->tree_full, paths under 5% of their root summarised (all with run->all). */
 void ft_tree_text(FILE *f, const struct ft_run *run);
 /* JSON: ",\n  \"call_tree\": [nodes in depth-first order]". */
 void ft_tree_json(FILE *f, const struct ft_run *run);

@@ -114,7 +114,7 @@ void ft_watch_report(struct ft_watch *w, const struct ft_cli *cli, struct ft_run
 	ft_tracer_collect(tr);
 	ft_interval_delta(run, w->prev, w->prev_lost);
 	run->seconds = ft_now_s() - (w->next_report - cli->interval);
-	ft_report(stdout, run, ft_cli_output(cli), cli->hist);
+	ft_report(stdout, run, ft_cli_output(cli), cli->hists);
 	fflush(stdout);
 	run->nrecs = 0;
 }

@@ -204,7 +204,7 @@ static char *render(struct ft_run *run, int kind)
 	else if (kind == 1)
 		ft_report_json(f, run, extra_section, NULL);
 	else
-		ft_report_text(f, run, true);
+		ft_report_text(f, run, FT_HISTS_ALL);
 	fclose(f);
 	return text;
 }
@@ -221,7 +221,14 @@ static void test_reports(struct ft_run *run)
 	check("json.section", ls > 18 && !strcmp(s + ls - 18, "},\n  \"extra\": 1\n}\n"));
 	check("text.pern",
 	      strstr(t, "fib_read per n (exact, from 5 read records") && strstr(t, "250ns"));
-	check("text.lost", strstr(t, "\nlost: unmatched_exit 0") != NULL);
+	check("text.lost",
+	      strstr(t, "\nlost: nothing (every loss counter 0) recursion_misses 0") != NULL);
+	run->all = true;
+	free(t);
+	t = render(run, 2);
+	run->all = false;
+	check("text.lost_all", strstr(t, "\nlost: unmatched_exit 0 unwound 0") != NULL);
+	check("text.all_functions", strstr(t, "every traced function:") != NULL);
 	check("lost_names", ({
 		      int k, ok = 1;
 		      for (k = 0; k < FT_LOST_NR; k++)
@@ -285,10 +292,17 @@ static void test_tree(struct ft_run *run)
 	f = open_memstream(&text, &len);
 	ft_tree_text(f, run);
 	fclose(f);
-	check("tree.text",
-	      strstr(text, "  fib_read\n") && strstr(text, "├─ fibdrv_compute\n") &&
-		      strstr(text, "│  └─ bn_mul\n") && strstr(text, "└─ fibdrv_format\n") &&
-		      strstr(text, "(1 more path under 1% each)") && !strstr(text, "bn_tiny"));
+	check("tree.text", strstr(text, "  fib_read\n") && strstr(text, "├─ fibdrv_compute\n") &&
+				   strstr(text, "│  └─ bn_mul\n") &&
+				   strstr(text, "└─ fibdrv_format\n") &&
+				   !strstr(text, "more path") && !strstr(text, "bn_tiny"));
+	free(text);
+	run->tree_full = true;
+	f = open_memstream(&text, &len);
+	ft_tree_text(f, run);
+	fclose(f);
+	run->tree_full = false;
+	check("tree.text_full", strstr(text, "│     └─ bn_tiny\n") != NULL);
 	f = open_memstream(&json, &len);
 	ft_tree_json(f, run);
 	fclose(f);

@@ -10,7 +10,11 @@ own invariants and against numbers BPF keeps separately:
   - --folded: the values of the stacks rooted at fib_read add up to the
     roots' totals; --tree-n keeps only the reads of that n;
   - --flamegraph writes an SVG (inferno) that tests/host/check_views.py
-    then opens in headless Chromium on the host (build/vm/flame-<kver>.svg).
+    then opens in headless Chromium on the host (build/vm/flame-<kver>.svg);
+  - --trace-out: the Chrome trace parses back, has one fib_read slice per
+    chosen read (the n chosen evenly over the sweep; the first K reads of a
+    command), every slice nests inside its parent on its thread, and each
+    read's slices number its traced calls (from the JSON's read records).
 
 Runs as root with fibdrv loaded.
 """
@@ -153,6 +157,63 @@ def test_text_and_flamegraph():
           "fib_read" in text and "bn_" in text, f"{svg}: {text[:120]!r}")
 
 
+def nesting_errors(events):
+    """Slices that do not nest inside the enclosing slice of their thread."""
+    bad = []
+    by_tid = {}
+    for e in events:
+        by_tid.setdefault(e["tid"], []).append(e)
+    for evs in by_tid.values():
+        evs.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in evs:
+            while stack and stack[-1]["ts"] + stack[-1]["dur"] <= e["ts"]:
+                stack.pop()
+            if stack and (e["ts"] + e["dur"] > stack[-1]["ts"] + stack[-1]["dur"] + 1e-3 or
+                          e["args"].get("depth", 0) != len(stack)):
+                bad.append((stack[-1]["name"], e["name"], e["ts"]))
+            stack.append(e)
+    return bad
+
+
+def check_timeline(name, path, want_reads, want_n=None, doc=None):
+    with open(path) as f:
+        trace = json.load(f)
+    xs = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    reads = [e for e in xs if e["cat"] == "read"]
+    check(f"{name}.reads", len(reads) == want_reads and all(e["name"] == "fib_read" for e in reads),
+          f"{len(reads)} read slices, want {want_reads}")
+    if want_n is not None:
+        got = sorted(e["args"].get("n") for e in reads)
+        check(f"{name}.chosen_n", got == sorted(want_n), f"n {got}, want {sorted(want_n)}")
+    bad = nesting_errors(xs)
+    check(f"{name}.nested", not bad, f"{len(bad)} slices outside their parent: {bad[:3]}")
+    short = [(e["args"].get("n"), e["args"]["calls_on_timeline"], e["args"].get("traced_calls"))
+             for e in reads if e["args"]["calls_on_timeline"] != e["args"].get("traced_calls")]
+    check(f"{name}.every_call", not short, f"(n, on timeline, traced): {short[:3]}")
+    if doc:
+        totals = {(r["n"], r["total_ns"]) for r in doc["reads"]}
+        mism = [e["args"]["n"] for e in reads
+                if (e["args"]["n"], round(e["dur"] * 1000)) not in totals]
+        check(f"{name}.durations", not mism, f"fib_read slices matching no read record: {mism}")
+
+
+def test_timeline():
+    path = f"{OUT}/timeline-{KVER}.json"
+    doc = fibtrace_json("timeline.sweep", ["--raw", "--no-compensate", "--sweep", "100:1000:100",
+                                           "--trace-out", path, "--trace-reads", "5"])
+    if doc:
+        check_timeline("timeline.sweep", path, 5, [100, 300, 500, 700, 1000], doc)
+    client = os.path.abspath("build/fibclient")
+    p = fibtrace("timeline.first", ["--no-discover", "--trace-out", path, "--trace-reads", "3",
+                                    "--", client, "--sweep", "0:9", "--quiet"])
+    if p:
+        check_timeline("timeline.first", path, 3)
+    bad = [a for a in (["--trace-reads", "3"], ["--trace-out", path, "--trace-reads", "0"])
+           if subprocess.run([FIBTRACE] + a, capture_output=True).returncode != 2]
+    check("timeline.usage", not bad, f"not refused with exit 2: {bad}")
+
+
 def test_bad_input():
     bad = [a for a in (["--tree-n", "x"], ["--no-tree", "--tree"], ["--no-tree", "--folded", "f"],
                        ["--compare", "algos", "--sweep", "1:2", "--tree"])
@@ -171,6 +232,7 @@ def main():
     test_kprobe_and_compensated()
     test_tree_n()
     test_text_and_flamegraph()
+    test_timeline()
 
 
 gtest.run(main)
