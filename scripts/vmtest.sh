@@ -42,7 +42,7 @@ for opt in ${VM_APPEND-clocksource=tsc tsc=reliable}; do append+=(--append "$opt
 console=$(mktemp "$top/build/vm/console.XXXXXX")
 trap 'rm -f "${script:-}" "$console"' EXIT
 boot() {
-	timeout --kill-after=15 "${VM_TIMEOUT:-1200}" \
+	timeout --kill-after=15 "${VM_TIMEOUT:-1800}" \
 		vng -r "$image" "${accel[@]}" "${append[@]}" -m "${VM_MEM:-2G}" -p "${VM_CPUS:-2}" \
 		--rwdir "$top/build/vm" -- "echo vmtest: guest up; cd $top && $cmd" </dev/null 2>&1 |
 		tee "$console"
@@ -59,6 +59,6 @@ if [ $status != 0 ] && ! grep -q 'vmtest: guest up' "$console"; then
 	boot
 fi
 if [ $status = 124 ] || [ $status = 137 ]; then
-	echo "FAIL vm.$kver.timeout: guest did not finish within ${VM_TIMEOUT:-1200}s"
+	echo "FAIL vm.$kver.timeout: guest did not finish within ${VM_TIMEOUT:-1800}s"
 fi
 exit $status

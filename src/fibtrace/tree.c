@@ -439,6 +439,7 @@ static int run_inferno(const struct ft_run *run, const char *folded, const char 
 	snprintf(title, sizeof(title), "fibtrace: %s time by call path (self ns%s), Linux %s",
 		 run->tree_n != FT_TREE_ALL_N ? "F(--tree-n)" : "kernel",
 		 run->overhead.on ? ", compensated" : "", run->kernel);
+	fflush(NULL); /* or the child's freopen() writes the report a second time */
 	pid = fork();
 	if (pid < 0)
 		return -1;
