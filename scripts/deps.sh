@@ -108,8 +108,9 @@ fi
 command -v vng >/dev/null || die "vng not on PATH after install"
 
 # inferno-flamegraph into /usr/local/bin, where sudo and the guests find it.
-if [ "$(/usr/local/bin/inferno-flamegraph --version 2>/dev/null | awk '{print $NF}')" != \
-	"$INFERNO_VERSION" ]; then
+# (inferno-flamegraph has no --version: cargo's install record says which.)
+if [ ! -x /usr/local/bin/inferno-flamegraph ] ||
+	! grep -q "^\"inferno $INFERNO_VERSION " /usr/local/.crates.toml 2>/dev/null; then
 	cargo=$(command -v cargo || echo "${HOME:-/root}/.cargo/bin/cargo")
 	if [ ! -x "$cargo" ]; then
 		apt_update

@@ -19,7 +19,7 @@ const char *const ft_lost_names[FT_LOST_NR] = {
 	"unmatched_exit", "unwound",	  "stack_overflow",
 	"task_storage",	  "ringbuf",	  "counters_discarded",
 	"no_return",	  "outside_read", "kretprobe_missed",
-	"kprobe_missed",  "tree",
+	"kprobe_missed",  "tree",	  "timeline",
 };
 
 static void fmt_ns_u64(char *buf, size_t size, __u64 ns)
