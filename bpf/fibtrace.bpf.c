@@ -142,19 +142,6 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-/* The timeline's reads by n, and their call events (user space sizes both). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, __s32);
-} trace_sel SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} calls SEC(".maps");
-
 /* Per-read records; user space sizes it from the sweep. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -176,6 +163,9 @@ static __always_inline void count_lost(__u32 what)
 
 /* The call tree (--tree): its map, tree_enter() and tree_account(). */
 #include "tree.bpf.h"
+
+/* The timeline (--trace-out): its maps, trace_chosen() and emit_call(). */
+#include "timeline.bpf.h"
 
 static __always_inline void account(__u32 slot, const struct ft_durs *c)
 {
@@ -281,19 +271,7 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	st->copy_ns = 0;
 	st->calls = 0;
 	st->tracing = 0;
-	/*
-	 * Not atomic (clang 14 has no BPF fetch-and-sub): readers racing on one
-	 * count can each take the last read; the timeline says how many it has.
-	 */
-	if (trace_mode) {
-		__s32 *left = trace_mode == FT_TRACE_BY_N ? bpf_map_lookup_elem(&trace_sel, &n)
-							  : &trace_left;
-
-		if (left && *left > 0) {
-			*left -= 1;
-			st->tracing = 1;
-		}
-	}
+	st->tracing = trace_chosen(n);
 	st->comp_copy_ns = 0;
 	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
 	__builtin_memset(st->comp_stage_ns, 0, sizeof(st->comp_stage_ns));
@@ -389,23 +367,6 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	bpf_ringbuf_submit(r, bpf_ringbuf_query(&reads, BPF_RB_AVAIL_DATA) >= ringbuf_wakeup_bytes ?
 				      BPF_RB_FORCE_WAKEUP :
 				      BPF_RB_NO_WAKEUP);
-}
-
-/* One call of a read on the timeline (FT_LOST_TIMELINE when the ring is full). */
-static __always_inline void emit_call(__u32 slot, __u32 depth, const struct ft_durs *c)
-{
-	struct ft_call_ev *e = bpf_ringbuf_reserve(&calls, sizeof(*e), 0);
-
-	if (!e) {
-		count_lost(FT_LOST_TIMELINE);
-		return;
-	}
-	e->start_ns = c->start;
-	e->dur_ns = c->dur;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->slot = slot;
-	e->depth = depth;
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
 /*
