@@ -63,7 +63,11 @@ def text_count(out, name="fib_read"):
 def text_records(out):
     """(per-read records kept, lost.ringbuf) from the text report."""
     kept = re.search(r"from (\d+) read records", out)
-    lost = re.search(r"^lost:.* ringbuf (\d+)", out, re.M)
+    line = re.search(r"^lost:.*$", out, re.M)
+    lost = re.search(r" ringbuf (\d+)", line.group(0)) if line else None
+    if line and not lost:
+        # The default report lists only the counters that are not 0.
+        return (int(kept.group(1)) if kept else 0), 0
     return (int(kept.group(1)) if kept else 0), (int(lost.group(1)) if lost else None)
 
 
