@@ -270,7 +270,6 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	st->copy_bytes = 0;
 	st->copy_ns = 0;
 	st->calls = 0;
-	st->tracing = 0;
 	st->tracing = trace_chosen(n);
 	st->comp_copy_ns = 0;
 	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
