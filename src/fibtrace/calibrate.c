@@ -17,6 +17,8 @@
  * subtracts the midpoints of warm and cold; their spread (cold - warm, on
  * either side of the midpoint: the host's speed drifts too), times the
  * traced calls a figure contains, is the figure's compensation error bound.
+ * A sweep recalibrates every FT_RECAL_S between its reads (fewer rounds):
+ * the midpoints move, and the bound per call adds how far they moved.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,27 +96,29 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 	return 0;
 }
 
-/* Median and range of one series' rounds (lib/stats.h). */
-static void summarize(const double *x, double *med, double *lo, double *hi)
+/* Median and range of one series' @n rounds (lib/stats.h). */
+static void summarize(const double *x, unsigned int n, double *med, double *lo, double *hi)
 {
 	struct stats_summary sum;
 
-	stats_summarize(x, FT_CALIB_ROUNDS, &sum);
+	stats_summarize(x, n, &sum);
 	*med = sum.median;
 	*lo = sum.min;
 	*hi = sum.max;
 }
 
-/* Traced rounds of calibration target @t in one setting: 0, or 1 when calls went unrecorded. */
+/* @rounds traced rounds of calibration target @t in one setting: 0, or 1 when calls went
+ * unrecorded. */
 static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t, int cold,
-		  struct ft_cost_series *s)
+		  unsigned int rounds, struct ft_cost_series *s)
 {
 	double full[FT_CALIB_ROUNDS], in[FT_CALIB_ROUNDS], call;
-	int k = calib_func(t), r;
+	int k = calib_func(t);
 	struct ft_func_stats a, b;
+	unsigned int r;
 
 	s->calls = cold ? FT_CALIB_CALLS_COLD : FT_CALIB_CALLS_WARM;
-	for (r = 0; r < FT_CALIB_ROUNDS; r++) {
+	for (r = 0; r < rounds; r++) {
 		if (ft_tracer_slot_stats(tr, t->slot, &a) || round_ns(c, k, cold, &call) ||
 		    ft_tracer_slot_stats(tr, t->slot, &b))
 			return -FT_EXIT_ERROR;
@@ -123,12 +127,28 @@ static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_targ
 		full[r] = call - c->untraced_ns[k][cold];
 		in[r] = (double)(b.total_ns - a.total_ns) / s->calls;
 	}
-	summarize(full, &s->full_ns, &s->full_min, &s->full_max);
-	summarize(in, &s->in_ns, &s->in_min, &s->in_max);
-	s->rounds = FT_CALIB_ROUNDS;
+	summarize(full, rounds, &s->full_ns, &s->full_min, &s->full_max);
+	summarize(in, rounds, &s->in_ns, &s->in_min, &s->in_max);
+	s->rounds = rounds;
 	s->work_n = cold ? c->work_n : 0;
 	s->untraced_ns = c->untraced_ns[k][cold];
 	return 0;
+}
+
+/*
+ * The cost BPF subtracts: the midpoint of @warm and @cold, their spread as
+ * the error bound per call, plus @drift (how far the midpoint moved since
+ * the previous calibration).
+ */
+static void set_midpoint(struct ft_cost *cost, const struct ft_cost_series *warm,
+			 const struct ft_cost_series *cold, double drift)
+{
+	cost->full_ns = (warm->full_ns + cold->full_ns) / 2;
+	cost->full_err = fabs(cold->full_ns - warm->full_ns) + drift;
+	cost->in_ns = (warm->in_ns + cold->in_ns) / 2;
+	cost->in_err = fabs(cold->in_ns - warm->in_ns);
+	if (cost->in_ns > cost->full_ns)
+		cost->in_ns = cost->full_ns; /* noise on a tiny cost: in is part of full */
 }
 
 /* Warm and cold series of calibration target @t: its mode's costs. */
@@ -140,22 +160,33 @@ static int calibrate_one(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 
 	if (calib_func(t) < 0 || !t->attached)
 		return 0;
-	err = series(c, tr, t, 0, &cost->warm);
+	err = series(c, tr, t, 0, FT_CALIB_ROUNDS, &cost->warm);
 	if (!err)
-		err = series(c, tr, t, 1, &cost->cold);
+		err = series(c, tr, t, 1, FT_CALIB_ROUNDS, &cost->cold);
 	if (err > 0)
 		ft_warn(run, "calibration: calls of %s went unrecorded: %s figures not compensated",
 			t->name, ft_mode_name(t->mode));
 	if (err)
 		return err < 0 ? err : 0;
-	cost->full_ns = (cost->warm.full_ns + cost->cold.full_ns) / 2;
-	cost->full_err = fabs(cost->cold.full_ns - cost->warm.full_ns);
-	cost->in_ns = (cost->warm.in_ns + cost->cold.in_ns) / 2;
-	cost->in_err = fabs(cost->cold.in_ns - cost->warm.in_ns);
-	if (cost->in_ns > cost->full_ns)
-		cost->in_ns = cost->full_ns; /* noise on a tiny cost: in is part of full */
+	set_midpoint(cost, &cost->warm, &cost->cold, 0);
+	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	cost->valid = cost->full_ns > 0;
 	return 0;
+}
+
+/* Every compensated slot's costs into BPF. */
+static void push_costs(struct ft_tracer *tr, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	int i;
+
+	for (i = 0; i < tg->count; i++) {
+		const struct ft_target *t = &tg->t[i];
+		const struct ft_cost *cost = &run->overhead.mode[t->mode];
+
+		if (!t->unavailable && cost->valid)
+			ft_tracer_set_cost(tr, t->slot, cost);
+	}
 }
 
 int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
@@ -170,8 +201,6 @@ int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
 	for (i = tg->count; i < ft_targets_all(tg) && !err; i++)
 		err = calibrate_one(c, tr, run, &tg->t[i]);
 	ft_tracer_set_state(tr, FT_OFF);
-	close(c->fd);
-	c->fd = -1;
 	if (err)
 		return err;
 	for (i = 0; i < tg->count; i++) {
@@ -184,12 +213,70 @@ int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
 			o->uncompensated++;
 			continue;
 		}
-		ft_tracer_set_cost(tr, t->slot, cost);
 		cost->funcs++;
 		o->on = true;
 	}
+	push_costs(tr, run);
 	if (o->on && o->uncompensated)
 		ft_warn(run, "%d functions not compensated: no calibration for their mode",
 			o->uncompensated);
+	c->tr = tr;
+	c->run = run;
+	c->last_s = ft_now_s();
 	return 0;
+}
+
+/* A short recalibration of @t's mode: its cost moved to the new midpoint. */
+static int recalibrate_one(struct ft_calib *c, const struct ft_target *t)
+{
+	struct ft_cost *cost = &c->run->overhead.mode[t->mode];
+	struct ft_cost_series warm, cold;
+	struct ft_cost before = *cost;
+	int err;
+
+	if (calib_func(t) < 0 || !t->attached || !cost->valid || !cost->funcs)
+		return 0;
+	err = series(c, c->tr, t, 0, FT_RECAL_ROUNDS_WARM, &warm);
+	if (!err)
+		err = series(c, c->tr, t, 1, FT_RECAL_ROUNDS_COLD, &cold);
+	if (err)
+		return err;
+	set_midpoint(cost, &warm, &cold, 0);
+	if (cost->full_ns <= 0) {
+		*cost = before; /* noise on a short series: keep the last costs */
+		return 0;
+	}
+	cost->full_err += fabs(cost->full_ns - before.full_ns);
+	cost->recals++;
+	cost->run_full_min = fmin(cost->run_full_min, cost->full_ns);
+	cost->run_full_max = fmax(cost->run_full_max, cost->full_ns);
+	return 0;
+}
+
+void ft_calibrate_tick(void *calib)
+{
+	struct ft_calib *c = calib;
+	const struct ft_targets *tg;
+	int i, err = 0;
+
+	if (c->fd < 0 || c->failed || !c->run->overhead.on || ft_now_s() - c->last_s < FT_RECAL_S)
+		return;
+	tg = c->run->targets;
+	ft_tracer_set_state(c->tr, FT_CALIBRATING);
+	for (i = tg->count; i < ft_targets_all(tg) && !err; i++)
+		err = recalibrate_one(c, &tg->t[i]);
+	ft_tracer_set_state(c->tr, FT_ON);
+	if (err) {
+		c->failed = true;
+		ft_warn(c->run, "recalibration failed: costs stay as last calibrated");
+	}
+	push_costs(c->tr, c->run);
+	c->last_s = ft_now_s();
+}
+
+void ft_calibrate_close(struct ft_calib *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
 }

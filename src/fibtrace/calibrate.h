@@ -10,6 +10,10 @@
  *   ft_calibrate()           after attach, before FT_ON: the traced call's
  *                            time, its recorded interval; the costs into
  *                            run->overhead and into BPF per slot
+ *   ft_calibrate_tick()      between reads of --sweep: every FT_RECAL_S,
+ *                            a short recalibration that follows the host's
+ *                            drift (BPF's costs and error bounds updated)
+ *   ft_calibrate_close()     the device closed
  */
 #ifndef FIBTRACE_CALIBRATE_H
 #define FIBTRACE_CALIBRATE_H
@@ -20,20 +24,37 @@
 #define FT_CALIB_ROUNDS 11
 #define FT_CALIB_CALLS_WARM 2000 /* per round */
 #define FT_CALIB_CALLS_COLD 100
-#define FT_CALIB_WORK_N 1000 /* cold: F(n) computed before each call */
+#define FT_CALIB_WORK_N 1000   /* cold: F(n) computed before each call */
+#define FT_RECAL_S 2.0	       /* between recalibrations of a sweep */
+#define FT_RECAL_ROUNDS_WARM 3 /* per recalibration (a cold round costs 100 F(1000)) */
+#define FT_RECAL_ROUNDS_COLD 1
 
 struct ft_calib {
 	int fd; /* the device; -1 when not calibrating */
 	__u64 work_n;
 	double untraced_ns[FIBDRV_CALIB_FUNCS][2]; /* median per call: function, cold */
+	/* For ft_calibrate_tick(): set by ft_calibrate(). */
+	struct ft_tracer *tr;
+	struct ft_run *run;
+	double last_s; /* when the last calibration ended (ft_now_s) */
+	bool failed;   /* a recalibration failed: no more */
 };
 
 /* Opens @device and times the calibration functions untraced: 0 or -(exit status). */
 int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *device);
 /*
  * Times them traced, fills run->overhead and sets every reported slot's
- * costs in BPF; closes the device. 0 or -(exit status).
+ * costs in BPF. 0 or -(exit status).
  */
 int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run);
+/*
+ * Between two reads of fibtrace's own (no read may be in flight: the state
+ * is FT_CALIBRATING meanwhile): when FT_RECAL_S have passed, times each
+ * mode's calibration function again and moves BPF's subtracted cost to the
+ * new midpoint; the error bound per call becomes the new spread plus the
+ * move. @calib: a struct ft_calib (an ft_sweep tick).
+ */
+void ft_calibrate_tick(void *calib);
+void ft_calibrate_close(struct ft_calib *c);
 
 #endif

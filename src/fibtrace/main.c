@@ -116,6 +116,7 @@ static int pin_and_lock(const struct ft_cli *cli, struct ft_run *run)
 struct sweep_ctx {
 	struct ft_run *run;
 	struct ft_tracer *tr;
+	struct ft_calib *calib;	   /* recalibrated between reads */
 	int ids[FIBDEV_MAX_ALGOS]; /* -1: the device's default */
 	int nalgo;
 };
@@ -144,6 +145,8 @@ static int drive_sweep(const struct ft_cli *cli, struct sweep_ctx *sc)
 		.on_read = sweep_on_read,
 		.drain = sweep_drain,
 		.ctx = sc,
+		.tick = ft_calibrate_tick,
+		.tick_ctx = sc->calib,
 		.stop = &exiting,
 	};
 	int fds[FIBDEV_MAX_ALGOS], i, err = 0;
@@ -268,9 +271,9 @@ static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare
  * Open and load the BPF programs, calibrate their cost (untraced, then
  * attached), and start recording.
  */
-static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer **tr)
+static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer **tr,
+			struct ft_calib *cal)
 {
-	struct ft_calib cal = {.fd = -1};
 	struct ft_tracer_opts o = {
 		.force_kprobe = cli->kprobe,
 		.verbose = cli->verbose,
@@ -283,13 +286,13 @@ static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_
 	if (!err)
 		err = ft_tracer_load(*tr);
 	if (!err)
-		err = ft_calibrate_untraced(&cal, run, cli->device);
+		err = ft_calibrate_untraced(cal, run, cli->device);
 	if (!err)
 		err = ft_tracer_attach(*tr);
 	if (!err)
-		err = ft_calibrate(&cal, *tr, run);
-	if (cal.fd >= 0)
-		close(cal.fd);
+		err = ft_calibrate(cal, *tr, run);
+	if (err || !cli->sweep || cli->cmp.kind)
+		ft_calibrate_close(cal); /* only a sweep recalibrates between its reads */
 	if (!err)
 		ft_tracer_set_state(*tr, FT_ON);
 	if (!err && cli->verbose)
@@ -323,6 +326,7 @@ int main(int argc, char **argv)
 	static struct ft_cli cli;
 	static struct ft_targets targets;
 	static struct sweep_ctx sc;
+	static struct ft_calib calib = {.fd = -1};
 	static struct ft_timeline timeline;
 	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
 	struct ft_tracer *tr = NULL;
@@ -354,6 +358,7 @@ int main(int argc, char **argv)
 		run.timeline = &timeline;
 	}
 	run.tree_n = cli.tree_n;
+	sc.calib = &calib;
 	ft_run_clocksource(&run);
 
 	/* Check, discover, prepare, start the tracer. */
@@ -362,7 +367,7 @@ int main(int argc, char **argv)
 		return -err;
 	err = prepare_run(&cli, &run, &cmp, &sc);
 	if (!err)
-		err = start_tracer(&cli, &run, &tr);
+		err = start_tracer(&cli, &run, &tr, &calib);
 	if (err) {
 		ret = -err;
 		goto cleanup;
@@ -394,5 +399,6 @@ cleanup:
 	free(run.recs);
 	free(run.tree);
 	ft_timeline_free(run.timeline);
+	ft_calibrate_close(&calib);
 	return ret;
 }

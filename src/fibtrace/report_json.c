@@ -25,8 +25,10 @@ static void json_series(FILE *f, const char *name, const struct ft_cost_series *
 static void json_cost(FILE *f, const char *name, const struct ft_cost *c)
 {
 	fprintf(f, "\"%s\": {\"full_ns\": %.1f, \"in_ns\": %.1f, \"full_error_ns\": %.1f, "
-		   "\"in_error_ns\": %.1f, \"functions\": %d,\n      ",
-		name, c->full_ns, c->in_ns, c->full_err, c->in_err, c->funcs);
+		   "\"in_error_ns\": %.1f, \"functions\": %d,\n      \"recalibrations\": %u, "
+		   "\"run_full_min_ns\": %.1f, \"run_full_max_ns\": %.1f,\n      ",
+		name, c->full_ns, c->in_ns, c->full_err, c->in_err, c->funcs, c->recals,
+		c->run_full_min, c->run_full_max);
 	json_series(f, "warm", &c->warm);
 	fprintf(f, ",\n      ");
 	json_series(f, "cold", &c->cold);
@@ -42,9 +44,11 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 	fprintf(f, "    \"overhead\": {\"compensated\": %s, \"method\": ",
 		o->on ? "true" : "false");
 	json_str(f, "per traced call: its own in-interval cost and the full cost of each traced "
-		    "call beneath it subtracted; costs calibrated at start-up on fibdrv_calib0/1, "
-		    "the midpoint of warm (back-to-back) and cold (after real work) calls; "
-		    "error_ns = traced calls x half their spread (docs/measurement.md)");
+		    "call beneath it subtracted; costs calibrated at start-up on fibdrv_calib0/1 "
+		    "(and in a sweep again every 2 s between reads), the midpoint of warm "
+		    "(back-to-back) and cold (after real work) calls; error_ns = traced calls x "
+		    "their spread plus the midpoint's move since the last calibration "
+		    "(docs/measurement.md)");
 	fprintf(f, ", \"uncompensated_functions\": %d", o->uncompensated);
 	for (m = FT_MODE_FENTRY; m <= FT_MODE_KPROBE; m++) {
 		if (!o->mode[m].valid)

@@ -7,6 +7,7 @@
  * per-read records (aggregate.h says how).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,11 +70,35 @@ static void print_hist(FILE *f, const struct ft_hist_cfg *cfg, const __u64 *hist
 	}
 }
 
+/* One mode's calibrated cost: at start-up, and over a sweep's recalibrations. */
+static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fmt_ns(a, sizeof(a), k->warm.full_ns, FMT_NS_SIG4);
+	fmt_ns(b, sizeof(b), k->cold.full_ns, FMT_NS_SIG4);
+	fmt_ns(c, sizeof(c), (k->warm.full_ns + k->cold.full_ns) / 2, FMT_NS_SIG4);
+	fmt_ns(d, sizeof(d), fabs(k->cold.full_ns - k->warm.full_ns), FMT_NS_SIG4);
+	fprintf(f,
+		"  a traced %s call costs its caller %s warm, %s cold: %s subtracted per call, "
+		"error bound +-%s (± columns)\n",
+		ft_mode_name(m), a, b, c, d);
+	if (!k->recals)
+		return;
+	fmt_ns(a, sizeof(a), k->run_full_min, FMT_NS_SIG4);
+	fmt_ns(b, sizeof(b), k->run_full_max, FMT_NS_SIG4);
+	fmt_ns(c, sizeof(c), k->full_ns, FMT_NS_SIG4);
+	fmt_ns(d, sizeof(d), k->full_err, FMT_NS_SIG4);
+	fprintf(f,
+		"    recalibrated %u times during the sweep: subtracted %s to %s, the last %s "
+		"+-%s (spread + drift)\n",
+		k->recals, a, b, c, d);
+}
+
 /* Whether figures are compensated, with what costs (calibrate.h). */
 static void text_overhead(FILE *f, const struct ft_run *run)
 {
 	const struct ft_overhead *o = &run->overhead;
-	char a[32], b[32], c[32], d[32];
 	int m;
 
 	if (!o->on) {
@@ -83,20 +108,9 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 	}
 	fprintf(f, "times marked * are compensated for fibtrace's own cost (docs/measurement.md); "
 		   "JSON has both\n");
-	for (m = FT_MODE_FENTRY; m <= FT_MODE_KPROBE; m++) {
-		const struct ft_cost *k = &o->mode[m];
-
-		if (!k->valid || !k->funcs)
-			continue;
-		fmt_ns(a, sizeof(a), k->warm.full_ns, FMT_NS_SIG4);
-		fmt_ns(b, sizeof(b), k->cold.full_ns, FMT_NS_SIG4);
-		fmt_ns(c, sizeof(c), k->full_ns, FMT_NS_SIG4);
-		fmt_ns(d, sizeof(d), k->full_err, FMT_NS_SIG4);
-		fprintf(f,
-			"  a traced %s call costs its caller %s warm, %s cold: %s subtracted per "
-			"call, error bound +-%s (± columns)\n",
-			ft_mode_name(m), a, b, c, d);
-	}
+	for (m = FT_MODE_FENTRY; m <= FT_MODE_KPROBE; m++)
+		if (o->mode[m].valid && o->mode[m].funcs)
+			text_cost(f, m, &o->mode[m]);
 }
 
 static void text_header(FILE *f, const struct ft_run *run)

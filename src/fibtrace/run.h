@@ -95,6 +95,9 @@ struct ft_cost {
 	double full_ns, in_ns;	 /* subtracted: the midpoints of warm and cold */
 	double full_err, in_err; /* their spreads: the error bound per call, either way */
 	int funcs;		 /* reported functions compensated with it */
+	/* Recalibrations between reads (--sweep), and the range of full_ns over the run. */
+	unsigned int recals;
+	double run_full_min, run_full_max;
 };
 
 struct ft_overhead {

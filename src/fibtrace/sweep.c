@@ -37,6 +37,8 @@ static void read_one(struct loop *l, int v, unsigned int round, size_t nidx, uin
 		s->drain(s->ctx);
 	if (s->on_read)
 		s->on_read(s->ctx, &r);
+	if (s->tick)
+		s->tick(s->tick_ctx);
 	if (!(l->done & 63))
 		progress_update(&l->bar, l->done, l->total);
 }

@@ -47,6 +47,9 @@ struct ft_sweep {
 	void (*on_read)(void *ctx, const struct ft_sweep_read *r);
 	int (*drain)(void *ctx);
 	void *ctx;
+	/* Optional, after every read: fibtrace's recalibration (calibrate.h). */
+	void (*tick)(void *tick_ctx);
+	void *tick_ctx;
 	volatile sig_atomic_t *stop; /* set by a signal handler: stop early */
 };
 

@@ -106,26 +106,46 @@ def test_compensation():
     agree fails for reasons that are not fibtrace's. What must hold in
     every run: compensation is on, it never adds time, and each figure's
     error bound is the one docs/measurement.md defines. The distance to the
-    truth is printed for the log.
+    truth is printed for the log, and checked where a 2x swing of the
+    host cannot move it past the tolerance: the read path at n = 10^4
+    (3 traced calls, a few us, beneath a read of about 0.5-1 ms), within
+    50% of the truth plus how far the truth moved during the run: wide
+    enough for the host (the benchmark's 10% is for a quiet one; seen here:
+    the truth 25% above the traced run's raw median in one CI run, the raw
+    31% above the truth with a second guest running), narrow enough to
+    catch a compensation that subtracts per-call costs it should not.
     """
     for n, reads in ((90, 200), (1000, 100), (10000, 20)):
         for name, args in (("all", []), ("read_path", ["--no-discover"])):
-            compensation_run(n, reads, name, args)
+            for attempt in (1, 2):  # a host slowed for a while: one more try
+                if compensation_run(n, reads, name, args, final=attempt == 2):
+                    break
 
 
-def compensation_run(n, reads, name, args):
-    """One traced run with the untraced truth measured next to it."""
-    truth = untraced_truth(n, reads)
+def compensation_run(n, reads, name, args, final):
+    """One traced run between two truth measurements: False to try again."""
+    before = untraced_truth(n, reads)
     doc = fibtrace_json(f"truth.comp.{n}.{name}",
                         args + ["--sweep", f"{n}:{n}", "--repeat", str(reads), "--cpu", "0"])
+    after = untraced_truth(n, reads)
+    truth = (before + after) / 2
     if not doc:
-        return
+        return True
+    if n == 10000 and name == "read_path":
+        err = doc["per_n"][0].get("compensated", {}).get("median_ns", 0) - truth
+        close = abs(err) <= 0.5 * truth + abs(before - after)
+        if not close and not final:
+            print(f"# n={n} {name}: {err:+.0f} ns from the truth {truth:.0f}: retrying once")
+            return False
+        check(f"truth.comp.{n}.{name}.close", close,
+              f"compensated {err:+.0f} ns from the truth {truth:.0f} (before {before:.0f}, "
+              f"after {after:.0f})")
     row, over = doc["per_n"][0], doc["meta"]["overhead"]
     comp = row.get("compensated")
     if not check(f"truth.comp.{n}.{name}.present", over["compensated"] and comp is not None,
                  str(over)[:300]):
-        return
-    print(f"# n={n} {name}: truth {truth:.0f} ns (untraced, measured before), raw "
+        return True
+    print(f"# n={n} {name}: truth {truth:.0f} ns (untraced, before and after), raw "
           f"{row['median_ns']}, compensated {comp['median_ns']} +- {comp['error_ns']}")
     check(f"truth.comp.{n}.{name}.not_above_raw",
           comp["median_ns"] <= row["median_ns"] and comp["p90_ns"] <= row["p90_ns"],
@@ -139,10 +159,45 @@ def compensation_run(n, reads, name, args):
     spread = max((over[m]["full_error_ns"] + over[m]["in_error_ns"]
                   for m in ("fentry", "kprobe")
                   if isinstance(over.get(m), dict) and over[m].get("functions")), default=0)
+    recal = any(isinstance(over.get(m), dict) and over[m].get("recalibrations")
+                for m in ("fentry", "kprobe"))
     check(f"truth.comp.{n}.{name}.bound",
-          (comp["error_ns"] > 0 or spread < 1) and comp["error_ns"] <= calls * spread * 1.5 + 1000,
+          (comp["error_ns"] > 0 or spread < 1) and
+          (recal or comp["error_ns"] <= calls * spread * 1.5 + 1000),
           f"error {comp['error_ns']} ns for {calls:.1f} traced calls per read, spread "
           f"{spread:.0f} ns per call")
+    return True
+
+
+def test_recalibration():
+    """A sweep of several seconds recalibrates about every 2 s, and loses nothing to it."""
+    reads = 1500
+    doc = fibtrace_json("truth.recal", ["--no-discover", "--sweep", "30000:30000", "--repeat",
+                                        str(reads), "--cpu", "0"])
+    if not doc:
+        return
+    over, secs = doc["meta"]["overhead"], doc["meta"]["seconds"]
+    cost = next((over[m] for m in ("fentry", "kprobe")
+                 if isinstance(over.get(m), dict) and over[m]["functions"]), None)
+    if not check("truth.recal.compensated", over["compensated"] and cost is not None,
+                 str(over)[:300]):
+        return
+    k = cost["recalibrations"]
+    print(f"# {secs:.1f} s, {k} recalibrations: subtracted {cost['run_full_min_ns']:.0f} to "
+          f"{cost['run_full_max_ns']:.0f} ns per call, the last {cost['full_ns']:.0f} "
+          f"+- {cost['full_error_ns']:.0f}")
+    # Each takes a fraction of a second under emulation (3 x 2000 warm calls,
+    # 100 cold ones after F(1000) each).
+    check("truth.recal.count", secs >= 4 and secs / 4 - 1 <= k <= secs / 2 + 1,
+          f"{k} recalibrations in {secs:.1f} s (want one per 2 s and a little)")
+    check("truth.recal.range",
+          cost["run_full_min_ns"] <= cost["full_ns"] <= cost["run_full_max_ns"], str(cost)[:300])
+    fs = funcs(doc)
+    check("truth.recal.exact",
+          fs["fib_read"]["count"] == reads and fs["fibdrv_compute"]["count"] == reads and
+          not lost_except(doc),
+          f"fib_read {fs['fib_read']['count']}, fibdrv_compute {fs['fibdrv_compute']['count']} "
+          f"of {reads}; lost {lost_except(doc)}")
 
 
 def test_attach_window():
@@ -179,6 +234,7 @@ def main():
     test_pid_namespace()
     test_one_compute()
     test_compensation()
+    test_recalibration()
     test_attach_window()
 
 
