@@ -80,6 +80,7 @@ struct ft_frame {
 	__u64 desc_err; /* error bound of desc_ns */
 	__u64 path; /* call tree: this call's path, its parent's (bpf/fibtrace.h) */
 	__u64 parent;
+	__u64 off_at; /* the task's off_ns at entry */
 	__u32 slot;
 	__u32 tree; /* 0: not in the tree; 1: in it; 2: folded into an outer call */
 };
@@ -88,6 +89,7 @@ struct ft_frame {
 struct ft_durs {
 	__u64 start, dur, self, comp, comp_self;
 	__u64 err; /* compensation error bound of comp */
+	__u64 off; /* switched out inside it */
 	bool clamped;
 };
 
@@ -112,6 +114,11 @@ struct ft_task {
 	__u64 comp_copy_ns;
 	__u32 calls; /* traced calls in this read */
 	__u32 tracing; /* this read's calls go on the timeline */
+	/* Off-CPU (sched_switch): time switched out while a frame was open. */
+	__u64 off_ns;	     /* cumulative */
+	__u64 off_since;     /* when it was switched out; 0 while on a CPU */
+	__u32 switches;	     /* cumulative */
+	__u32 read_switches; /* switches at fib_read's entry */
 	struct ft_frame stack[FT_STACK_DEPTH];
 	/* Counters (-e): entry values per frame, fib_read's deltas. */
 	struct ft_cnt_frame cnt[FT_STACK_DEPTH];
@@ -191,6 +198,8 @@ static __always_inline void account(__u32 slot, const struct ft_durs *c)
 	fs->comp_clamped += c->clamped;
 	fs->comp_err_ns += c->err;
 	fs->comp_hist[hist_index(c->comp) & (FT_HIST_SLOTS - 1)]++;
+	fs->off_ns += c->off;
+	fs->off_calls += c->off != 0;
 }
 
 /* -p, --sweep: only the process filter_tgid, as fibtrace's pid namespace numbers it. */
@@ -270,6 +279,7 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	st->copy_bytes = 0;
 	st->copy_ns = 0;
 	st->calls = 0;
+	st->read_switches = st->switches;
 	st->tracing = trace_chosen(n);
 	st->comp_copy_ns = 0;
 	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
@@ -323,6 +333,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	st->stack[d].desc_ns = 0;
 	st->stack[d].comp_child_ns = 0;
 	st->stack[d].desc_err = 0;
+	st->stack[d].off_at = st->off_ns;
 	tree_enter(st, d, slot);
 	st->depth = d + 1;
 	if (nr_events)
@@ -352,6 +363,8 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	r->comp_total_ns = c->comp;
 	r->comp_err_ns = c->err;
 	r->start_ns = c->start;
+	r->off_ns = c->off;
+	r->switches = st->switches - st->read_switches;
 	__builtin_memcpy(r->comp_stage_ns, st->comp_stage_ns, sizeof(r->comp_stage_ns));
 	r->comp_copy_ns = st->comp_copy_ns;
 	r->ret = ret;
@@ -438,6 +451,7 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 	c->comp = comp < 0 ? 0 : comp;
 	c->comp_self = c->comp > f->comp_child_ns ? c->comp - f->comp_child_ns : 0;
 	c->err = f->desc_err + err_in[s];
+	c->off = st->off_ns - f->off_at;
 	if (i == 0)
 		return;
 	parent = &st->stack[(i - 1) & (FT_STACK_DEPTH - 1)];
@@ -495,6 +509,32 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 		counters_on_exit(st, found, slot);
 	if (st->in_read)
 		read_stage(st, slot, &c, ret);
+	return 0;
+}
+
+/*
+ * Off-CPU time: a task with an open traced call that is switched out starts
+ * a wait; when it runs again, the wait adds to its off_ns, which every open
+ * frame subtracts from at its exit (ft_frame.off_at). Tasks without task
+ * storage (never traced) cost a lookup.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct ft_task *st;
+
+	if (enabled != FT_ON)
+		return 0;
+	st = bpf_task_storage_get(&tasks, prev, 0, 0);
+	if (st && st->depth)
+		st->off_since = now;
+	st = bpf_task_storage_get(&tasks, next, 0, 0);
+	if (st && st->off_since) {
+		st->off_ns += now - st->off_since;
+		st->switches++;
+		st->off_since = 0;
+	}
 	return 0;
 }
 

@@ -73,6 +73,8 @@ struct ft_func_stats {
 	__u64 comp_self_ns;
 	__u64 comp_clamped; /* calls whose compensated duration came out below 0 */
 	__u64 comp_err_ns; /* error bound of comp_total_ns (calibration spread) */
+	__u64 off_ns; /* sum of the time the calls spent switched out (sched_switch) */
+	__u64 off_calls; /* calls switched out at least once */
 	__u64 hist[FT_HIST_SLOTS]; /* call durations (total time) */
 	__u64 comp_hist[FT_HIST_SLOTS]; /* compensated call durations */
 };
@@ -187,13 +189,14 @@ struct ft_read_rec {
 	__u64 comp_copy_ns;
 	__u64 comp_err_ns; /* error bound of comp_total_ns */
 	__u64 start_ns; /* fib_read's start (bpf_ktime_get_ns) */
+	__u64 off_ns; /* time the reading task spent switched out inside fib_read */
 	__s64 ret; /* fib_read return value */
 	__u32 algo; /* fibdrv_file.algo_id */
 	__u32 tid;
 	__u32 cpu;
 	__u32 copy_calls; /* _copy_to_user calls inside this read (if traceable) */
 	__u32 calls; /* traced calls inside this read, fib_read excluded */
-	__u32 calls_pad;
+	__u32 switches; /* times the task was switched out inside fib_read */
 	/* Counters (-e): fib_read's deltas, valid when cnt_status == FT_CNT_OK. */
 	__u32 cnt_status; /* enum ft_cnt_status */
 	__u32 cnt_pad;

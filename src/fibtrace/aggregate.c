@@ -184,11 +184,17 @@ static void pern_row(const struct ft_read_rec *recs, size_t cnt, double *tmp, st
 		r->min = recs[k].total_ns < r->min ? recs[k].total_ns : r->min;
 		r->max = recs[k].total_ns > r->max ? recs[k].total_ns : r->max;
 		r->calls += recs[k].calls;
+		r->off_ns += recs[k].off_ns;
+		r->switched += recs[k].switches != 0;
 		tmp[k] = recs[k].comp_err_ns;
 	}
 	r->calls /= cnt;
 	qsort(tmp, cnt, sizeof(*tmp), stats_cmp_double);
 	r->comp_err = quantile_u64(tmp, cnt, 0.5);
+	for (k = 0; k < cnt; k++)
+		tmp[k] = recs[k].total_ns - recs[k].off_ns;
+	qsort(tmp, cnt, sizeof(*tmp), stats_cmp_double);
+	r->oncpu_median = quantile_u64(tmp, cnt, 0.5);
 	pern_fig(recs, cnt, tmp, false, &r->raw);
 	pern_fig(recs, cnt, tmp, true, &r->comp);
 }
@@ -407,6 +413,8 @@ void ft_interval_delta(struct ft_run *run, struct ft_interval_prev *prev, __u64 
 		s->comp_self_ns -= prev[i].st.comp_self_ns;
 		s->comp_clamped -= prev[i].st.comp_clamped;
 		s->comp_err_ns -= prev[i].st.comp_err_ns;
+		s->off_ns -= prev[i].st.off_ns;
+		s->off_calls -= prev[i].st.off_calls;
 		for (h = 0; h < FT_HIST_SLOTS; h++) {
 			s->hist[h] -= prev[i].st.hist[h];
 			s->comp_hist[h] -= prev[i].st.comp_hist[h];

@@ -47,6 +47,9 @@ struct ft_pern {
 	__u64 calls;		/* traced calls per read (mean) */
 	__u64 comp_err;		/* compensation error bound of the median (median of the reads') */
 	__u64 parts_over_total; /* reads whose parts exceed the total: 0 */
+	__u64 off_ns;		/* off-CPU time inside the reads, summed */
+	__u64 switched;		/* reads switched out at least once */
+	__u64 oncpu_median;	/* median of each read's total minus its off-CPU time */
 };
 /* Sorts run->recs by (algo, n) and builds one row per pair: rows, *out malloc'd. */
 size_t ft_pern_build(struct ft_run *run, struct ft_pern **out);

@@ -125,7 +125,9 @@ static const struct argp_option options[] = {
 	{"outliers", OPT_OUTLIERS, "tukey|keep|trim", 0,
 	 "Outlier rule per (variant, n) (default tukey)", 6},
 	{"metric", OPT_METRIC, "M", 0,
-	 "total (default), compute, format, copy (kernel) or user (read syscall)", 6},
+	 "total (default), compute, format, copy, oncpu (kernel), user (read syscall) or counter "
+	 "(first -e event)",
+	 6},
 	{"format", OPT_FORMAT, "text|json|benchfmt", 0,
 	 "Compare output (benchfmt: Go benchmark lines)", 6},
 	{"rows", OPT_ROWS, "N", 0, "Group n into at most N table rows (default 30, 0: one per n)",

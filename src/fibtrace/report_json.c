@@ -76,8 +76,8 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		run->filter_pid, tg->module_btf ? "true" : "false");
 	fprintf(f, "    \"clocksource\": ");
 	json_str(f, run->clocksource);
-	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u, \"maxactive\": %u,\n", FT_STACK_DEPTH,
-		run->max_depth, run->maxactive);
+	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u, \"maxactive\": %u, \"off_cpu\": %s,\n",
+		FT_STACK_DEPTH, run->max_depth, run->maxactive, run->off_cpu ? "true" : "false");
 	fprintf(f, "    \"call_tree\": {\"kept\": %s, \"tree_n\": ", run->tree_on ? "true" : "false");
 	if (run->tree_n == FT_TREE_ALL_N)
 		fprintf(f, "null");
@@ -176,6 +176,9 @@ static void json_function(FILE *f, const struct ft_run *run, const struct ft_tar
 		(uint64_t)s->min_ns, (uint64_t)s->max_ns, (uint64_t)r.avg, (uint64_t)r.p50,
 		(uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)t->recursion_misses,
 		(uint64_t)t->kretprobe_missed, (uint64_t)t->kprobe_missed);
+	if (run->off_cpu)
+		fprintf(f, "\"off_cpu_ns\": %" PRIu64 ", \"off_cpu_calls\": %" PRIu64 ", ",
+			(uint64_t)s->off_ns, (uint64_t)s->off_calls);
 	json_hist(f, run, "hist", s->hist);
 	if (run->overhead.on)
 		json_func_comp(f, run, s);
@@ -242,6 +245,12 @@ static void json_pern(FILE *f, struct ft_run *run)
 			json_breakdown(f, &r->comp);
 			fputc('}', f);
 		}
+		if (run->off_cpu)
+			fprintf(f,
+				",\n     \"off_cpu\": {\"total_ns\": %" PRIu64
+				", \"reads_switched\": %" PRIu64 ", \"on_cpu_median_ns\": %" PRIu64 "}",
+				(uint64_t)r->off_ns, (uint64_t)r->switched,
+				(uint64_t)r->oncpu_median);
 		ft_counters_json_pern(f, run, r->algo, r->n);
 		fputc('}', f);
 	}
@@ -287,6 +296,9 @@ static void json_reads(FILE *f, const struct ft_run *run)
 			(uint64_t)x->stage_ns[0], (uint64_t)x->stage_ns[1],
 			(uint64_t)x->stage_ns[2], (uint64_t)x->copy_ns, (uint64_t)x->copy_bytes,
 			x->copy_calls, (int64_t)x->ret, x->cpu, x->calls);
+		if (run->off_cpu)
+			fprintf(f, ", \"off_cpu_ns\": %" PRIu64 ", \"switches\": %u",
+				(uint64_t)x->off_ns, x->switches);
 		if (run->overhead.on)
 			fprintf(f,
 				", \"compensated\": {\"total_ns\": %" PRIu64

@@ -345,6 +345,36 @@ static void text_lost(FILE *f, const struct ft_run *run)
 		(uint64_t)run->recursion_misses, run->max_depth, FT_STACK_DEPTH);
 }
 
+/* Time the traced calls spent switched out (sched_switch): waiting, not working. */
+static void text_off_cpu(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	const struct ft_func_stats *rd = NULL;
+	char a[32], b[32];
+	size_t i, switched = 0;
+	int k;
+
+	if (!run->off_cpu) {
+		fprintf(f, "off-CPU: not measured (sched_switch could not be traced)\n");
+		return;
+	}
+	for (k = 0; k < tg->count; k++)
+		if (tg->t[k].slot == FT_SLOT_READ)
+			rd = &tg->t[k].st;
+	for (i = 0; i < run->nrecs; i++)
+		switched += run->recs[i].switches != 0;
+	if (!rd || !rd->off_ns) {
+		fprintf(f, "off-CPU: none (no read was switched out)\n");
+		return;
+	}
+	fmt_ns(a, sizeof(a), rd->off_ns, FMT_NS_SIG4);
+	fmt_ns(b, sizeof(b), rd->total_ns, FMT_NS_SIG4);
+	fprintf(f,
+		"off-CPU: fib_read switched out %s of its %s (%.1f%%), in %zu of %zu reads: "
+		"waiting, not working (JSON off_cpu)\n",
+		a, b, 100.0 * rd->off_ns / (rd->total_ns ? rd->total_ns : 1), switched, run->nrecs);
+}
+
 void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists)
 {
 	if (out == FT_OUT_JSON)
@@ -367,6 +397,7 @@ void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists)
 	if (run->all)
 		text_copies(f, run);
 	text_lost(f, run);
+	text_off_cpu(f, run);
 	if (run->read_errors)
 		fprintf(f, "read errors: %" PRIu64 "\n", (uint64_t)run->read_errors);
 }

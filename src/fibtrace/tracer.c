@@ -27,8 +27,9 @@ struct ft_tracer {
 	struct fibtrace *skel;
 	struct bpf_link *links[FT_MAX_SLOTS][2];
 	struct ring_buffer *rb;
-	int fibdrv_btf_fd; /* module BTF for fentry on fibdrv functions */
-	int handlers;	   /* fentry/fexit section handler ids */
+	struct bpf_link *switch_link; /* off-CPU time: sched_switch */
+	int fibdrv_btf_fd;	      /* module BTF for fentry on fibdrv functions */
+	int handlers;		      /* fentry/fexit section handler ids */
 	int handler_ids[2];
 	void *stats_buf; /* one slot's per-CPU stats, for ft_tracer_slot_stats */
 };
@@ -182,6 +183,8 @@ static void unload(struct ft_tracer *tr)
 
 	ring_buffer__free(tr->rb);
 	tr->rb = NULL;
+	bpf_link__destroy(tr->switch_link);
+	tr->switch_link = NULL;
 	for (i = 0; i < FT_MAX_SLOTS; i++) {
 		bpf_link__destroy(tr->links[i][0]);
 		bpf_link__destroy(tr->links[i][1]);
@@ -239,6 +242,9 @@ static int select_programs(struct ft_tracer *tr)
 	int i, e;
 
 	bpf_object__for_each_program(prog, tr->skel->obj) bpf_program__set_autoload(prog, false);
+	/* Off-CPU time needs the kernel's BTF (tp_btf), as fentry does. */
+	tr->run->off_cpu = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	bpf_program__set_autoload(tr->skel->progs.ft_sched_switch, tr->run->off_cpu);
 	for (i = 0; i < ft_targets_all(tr->tg); i++) {
 		const struct ft_target *t = &tr->tg->t[i];
 
@@ -409,6 +415,14 @@ int ft_tracer_attach(struct ft_tracer *tr)
 	}
 	if (err)
 		return exit_status(err);
+	if (tr->run->off_cpu) {
+		tr->switch_link = bpf_program__attach(tr->skel->progs.ft_sched_switch);
+		if (!tr->switch_link) {
+			ft_warn(tr->run, "sched_switch: %s: off-CPU time not measured",
+				strerror(errno));
+			tr->run->off_cpu = false;
+		}
+	}
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
 	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
@@ -470,6 +484,8 @@ static void sum_stats(const void *buf, int ncpus, size_t vsz, struct ft_func_sta
 		s->comp_self_ns += p->comp_self_ns;
 		s->comp_clamped += p->comp_clamped;
 		s->comp_err_ns += p->comp_err_ns;
+		s->off_ns += p->off_ns;
+		s->off_calls += p->off_calls;
 		if (p->min_ns && (!s->min_ns || p->min_ns < s->min_ns))
 			s->min_ns = p->min_ns;
 		if (p->max_ns > s->max_ns)

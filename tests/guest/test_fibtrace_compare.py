@@ -82,7 +82,8 @@ def winner_checks(name, doc, winner, loser, metric_note=""):
     base = doc["settings"]["baseline"]
     faster = [c for c in cmp if c["significant"] and
               ((c["b"] == winner and c["ratio"] < 1) or (c["b"] == loser and c["ratio"] > 1))]
-    wrong = [c for c in cmp if c["significant"] and
+    # A reversal is material: significant and more than 2% the wrong way.
+    wrong = [c for c in cmp if c["significant"] and abs(c["ratio"] - 1) > 0.02 and
              ((c["b"] == winner and c["ratio"] > 1) or (c["b"] == loser and c["ratio"] < 1))]
     ratios = " ".join(f"n={c['n']}:{c['ratio']:.3f}(p={c['p_holm']:.2g})" for c in cmp)
     print(f"# {name}: baseline {base}{metric_note}: {ratios}", flush=True)
@@ -187,9 +188,14 @@ def main():
     # rounds over 10 n did not, and 100 rounds resolved 3 of 5 n on a quiet
     # host where the difference was about 3%.
     ns = list(range(88, 93))
+    # The read path only (--no-discover): with every function traced, the
+    # compute stage holds a traced call whose calibrated cost (us, with an
+    # error of us) is subtracted from ~100 ns of work, and the compensated
+    # values pile up near 0 (seen in CI: "significant" both ways at ratios
+    # 0.86-1.03, bootstrap intervals 0.69-1.82).
     doc, err = run_json("compare.u64", ["--compare", "algos", "--algo", "iter64,fdouble64-clz",
                                         "--sweep", "88:92", "--repeat", "300", "--cpu", "1",
-                                        "--metric", "compute"])
+                                        "--metric", "compute", "--no-discover"])
     if doc:
         check_counts("compare.u64", doc, ["iter64", "fdouble64-clz"], ns, 300)
         check("compare.u64.metric", doc["settings"]["metric"] == "compute", doc["settings"]["metric"])

@@ -200,6 +200,71 @@ def test_recalibration():
           f"of {reads}; lost {lost_except(doc)}")
 
 
+READER = r"""
+import os, sys
+n, reads = int(sys.argv[1]), int(sys.argv[2])
+fd = os.open("/dev/fibonacci", os.O_RDONLY)
+def waited():  # ns this task spent runnable but not running (kernel schedstat)
+    with open("/proc/self/schedstat") as f:
+        return int(f.read().split()[1])
+w0 = waited()
+for _ in range(reads):
+    os.lseek(fd, n, 0)
+    os.read(fd, 1 << 17)
+print(waited() - w0)
+"""
+
+
+def test_off_cpu():
+    """Off-CPU time of reads sharing their CPU with a busy loop, against the kernel's schedstat."""
+    path = "/tmp/offcpu_reader.py"
+    with open(path, "w") as f:
+        f.write(READER)
+    n, reads = 100000, 10
+    hog = subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "while :; do :; done"],
+                           start_new_session=True)
+    try:
+        p = subprocess.run([FIBTRACE, "--json", "--no-discover", "--", "taskset", "-c", "0",
+                            "python3", path, str(n), str(reads)],
+                           capture_output=True, text=True, timeout=600)
+    finally:
+        os.killpg(hog.pid, 9)
+        hog.wait()
+    if not check("truth.offcpu.exit", p.returncode == 0,
+                 f"exit {p.returncode}: {p.stderr.strip()[-300:]}"):
+        return
+    # The reader's line (it shares fibtrace's stdout and ends first), then the JSON.
+    lines = p.stdout.splitlines()
+    waited = next((int(ln) for ln in lines if ln.strip().isdigit()), None)
+    doc = json.loads("\n".join(ln for ln in lines if not ln.strip().isdigit()))
+    if not check("truth.offcpu.reader", waited is not None, p.stdout[:200]):
+        return
+    fr = funcs(doc)["fib_read"]
+    row = doc["per_n"][0]
+    off, total = fr.get("off_cpu_ns", 0), fr["total_ns"]
+    print(f"# {reads} reads of F({n}) beside a busy loop on CPU 0: fib_read {total / 1e6:.1f} ms, "
+          f"off-CPU {off / 1e6:.1f} ms; the reader waited {waited / 1e6:.1f} ms (schedstat)")
+    check("truth.offcpu.meta", doc["meta"]["off_cpu"] is True, str(doc["meta"].get("off_cpu")))
+    check("truth.offcpu.counted", fr["count"] == reads and row["off_cpu"]["reads_switched"] > 0,
+          f"fib_read {fr['count']} of {reads}, reads switched out {row['off_cpu']}")
+    # Two busy tasks on one CPU: each waits about half the time.
+    check("truth.offcpu.share", 0.2 * total <= off <= 0.8 * total,
+          f"off-CPU {off} ns of {total} ns")
+    # schedstat also counts waits outside fib_read (a switch on return to
+    # user space, the loop's own few us): fibtrace's part of it is at most
+    # all of it and most of it.
+    check("truth.offcpu.schedstat", 0.6 * waited <= off <= 1.05 * waited + 1e6,
+          f"fibtrace {off} ns, schedstat {waited} ns")
+    check("truth.offcpu.oncpu", row["off_cpu"]["on_cpu_median_ns"] < row["median_ns"],
+          f"on-CPU median {row['off_cpu']['on_cpu_median_ns']}, median {row['median_ns']}")
+    # The compare metric.
+    p = subprocess.run([FIBTRACE, "--compare", "algos", "--algo", "bn-fdouble,bn-iter",
+                        "--sweep", "1000:1000", "--repeat", "5", "--metric", "oncpu",
+                        "--format", "json"], capture_output=True, text=True, timeout=600)
+    ok = p.returncode in (0, 8) and json.loads(p.stdout)["settings"]["metric"] == "oncpu"
+    check("truth.offcpu.compare", ok, f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+
+
 def test_attach_window():
     """A read running when tracing starts is reported as lost, not as a (short) read."""
     algo = "bn-iter"
@@ -235,7 +300,9 @@ def main():
     test_one_compute()
     test_compensation()
     test_recalibration()
+    test_off_cpu()
     test_attach_window()
 
 
-gtest.run(main)
+if __name__ == "__main__":
+    gtest.run(main)

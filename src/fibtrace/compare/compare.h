@@ -41,6 +41,7 @@ enum ft_cmp_metric {
 	FT_METRIC_COPY,	   /* fibdrv_copy */
 	FT_METRIC_USER,	   /* read() as the calling thread sees it (CLOCK_MONOTONIC) */
 	FT_METRIC_COUNTER, /* the first -e event's count inside fib_read (scaled) */
+	FT_METRIC_ONCPU,   /* fib_read minus the time its task was switched out */
 	FT_METRIC_NR,
 };
 

@@ -13,8 +13,8 @@
 
 #include "compare.h"
 
-static const char *const metric_names[FT_METRIC_NR] = {"total", "compute", "format",
-						       "copy",	"user",	   "counter"};
+static const char *const metric_names[FT_METRIC_NR] = {"total", "compute", "format", "copy",
+						       "user",	"counter", "oncpu"};
 static const char *const outlier_names[] = {"tukey", "keep", "trim"};
 
 const char *ft_cmp_kind_name(enum ft_cmp_kind k)

@@ -90,6 +90,10 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 	cell->v[FT_METRIC_FORMAT][k] = comp ? rec->comp_stage_ns[1] : rec->stage_ns[1];
 	cell->v[FT_METRIC_COPY][k] = comp ? rec->comp_stage_ns[2] : rec->stage_ns[2];
 	cell->v[FT_METRIC_USER][k] = r->user_ns;
+	/* Off-CPU time is waiting, not tracing: it comes off the compensated time as it is. */
+	cell->v[FT_METRIC_ONCPU][k] = cell->v[FT_METRIC_TOTAL][k] > rec->off_ns
+					      ? cell->v[FT_METRIC_TOTAL][k] - rec->off_ns
+					      : 0;
 	cell->count++;
 }
 

@@ -72,8 +72,8 @@ static void json_variants(FILE *f, const struct ft_compare *c, const struct ft_r
 static void json_cell(FILE *f, const struct ft_compare *c, const struct ft_run *run, int v,
 		      size_t i)
 {
-	static const char *const mkey[FT_METRIC_NR] = {"total_ns", "compute_ns", "format_ns",
-						       "copy_ns",  "user_ns",	 "counter"};
+	static const char *const mkey[FT_METRIC_NR] = {
+		"total_ns", "compute_ns", "format_ns", "copy_ns", "user_ns", "counter", "oncpu_ns"};
 	const struct ft_cmp_cell *x = cell_of(c, v, i);
 	int m;
 
@@ -197,9 +197,9 @@ void cmp_report_json(FILE *f, const struct ft_compare *c, struct ft_run *run)
 static void bench_line(FILE *f, const struct ft_compare *c, const struct ft_run *run, int v,
 		       size_t i, size_t s)
 {
-	static const char *const unit[FT_METRIC_NR] = {"kernel-ns/op", "compute-ns/op",
-						       "format-ns/op", "copy-ns/op",
-						       "user-ns/op",   "counter/op"};
+	static const char *const unit[FT_METRIC_NR] = {
+		"kernel-ns/op", "compute-ns/op", "format-ns/op", "copy-ns/op",
+		"user-ns/op",	"counter/op",	 "oncpu-ns/op"};
 	const struct raw_cell *r = &c->raw[(size_t)v * c->nn + i];
 	const char *event = ft_counters_first_event(run->counters);
 	int m;

@@ -27,6 +27,8 @@ static const char *metric_desc(enum ft_cmp_metric m)
 		return "fibdrv_copy kernel time (BPF)";
 	case FT_METRIC_COUNTER:
 		return "the first -e event counted inside fib_read (BPF, scaled)";
+	case FT_METRIC_ONCPU:
+		return "fib_read on-CPU time: kernel time minus time switched out (BPF)";
 	default:
 		return "read() syscall, user side (CLOCK_MONOTONIC)";
 	}
@@ -42,6 +44,8 @@ static void pct_of(char *buf, size_t size, double part, double whole)
 
 static void print_header(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
+	enum ft_cmp_metric m = c->o.metric;
+	bool comp = run->overhead.on && (m <= FT_METRIC_COPY || m == FT_METRIC_ONCPU);
 	uint64_t removed = 0, kept = 0;
 	int v, h;
 
@@ -50,10 +54,8 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 		"n %" PRIu64 "..%" PRIu64 " step %" PRIu64 " (%zu values), %u rounds interleaved "
 		"(%d warm-up round discarded), baseline %s\n",
 		ft_cmp_kind_name(c->o.kind), run->kernel, ft_cmp_metric_name(c->o.metric),
-		metric_desc(c->o.metric),
-		run->overhead.on && c->o.metric <= FT_METRIC_COPY ? ", compensated for tracing" : "",
-		c->first, nth(c, c->nn - 1), c->step, c->nn, c->repeat,
-		WARMUP_ROUNDS, c->var[c->base].label);
+		metric_desc(c->o.metric), comp ? ", compensated for tracing" : "", c->first,
+		nth(c, c->nn - 1), c->step, c->nn, c->repeat, WARMUP_ROUNDS, c->var[c->base].label);
 	if (c->o.kind == FT_CMP_FORMATS)
 		fprintf(f, "algorithm %s, output format dec (decimal) against bin (binary limbs)\n",
 			run->algos.name[c->var[0].algo_id]);
