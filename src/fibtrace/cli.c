@@ -54,6 +54,7 @@ enum {
 	OPT_MAXACTIVE,
 	OPT_TREE,
 	OPT_NO_TREE,
+	OPT_OFF_CPU,
 	OPT_TREE_N,
 	OPT_FOLDED,
 	OPT_FLAMEGRAPH,
@@ -80,6 +81,8 @@ static const struct argp_option options[] = {
 	 1},
 	{"tree-n", OPT_TREE_N, "N", 0, "Call tree of the reads of F(N) only", 1},
 	{"no-tree", OPT_NO_TREE, NULL, 0, "Keep no call tree (saves a map update per call)", 1},
+	{"off-cpu", OPT_OFF_CPU, NULL, 0,
+	 "Measure the time traced calls spend switched out (a sched_switch program)", 1},
 	{"pid", 'p', "PID", 0, "Trace this process only", 1},
 	{"events", 'e', "LIST", 0,
 	 "Counters per call: cycles, instructions, branches, branch-misses, "
@@ -210,6 +213,9 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case OPT_NO_COMPENSATE:
 		cli->compensate = false;
+		break;
+	case OPT_OFF_CPU:
+		cli->off_cpu = true;
 		break;
 	case OPT_NO_TREE:
 		cli->tree = false;
@@ -364,6 +370,8 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 		want = ft_cmp_set(&cli->cmp, o->name, arg ? arg : "");
 		if (want)
 			argp_error(state, "bad --%s '%s' (want %s)", o->name, arg, want);
+		if (cli->cmp.metric == FT_METRIC_ONCPU)
+			cli->off_cpu = true; /* on-CPU time needs the off-CPU time */
 		break;
 	}
 	default:

@@ -17,6 +17,7 @@ struct ft_cli {
 	enum ft_hists hists; /* --hist, --no-hist */
 	bool compensate; /* not --no-compensate */
 	bool tree, tree_full; /* not --no-tree; --tree */
+	bool off_cpu;	      /* --off-cpu */
 	__u64 tree_n;	      /* --tree-n; FT_TREE_ALL_N */
 	const char *folded, *flamegraph;
 	const char *trace_out;	  /* --trace-out */

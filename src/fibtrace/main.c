@@ -350,6 +350,7 @@ int main(int argc, char **argv)
 	run.maxactive = cli.maxactive;
 	run.run_mode = mode_name(&cli);
 	run.tree_on = cli.tree;
+	run.off_cpu = cli.off_cpu; /* the tracer clears it when it cannot measure */
 	run.tree_full = cli.tree_full;
 	run.all = cli.all;
 	if (cli.trace_out) {

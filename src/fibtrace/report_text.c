@@ -354,10 +354,8 @@ static void text_off_cpu(FILE *f, const struct ft_run *run)
 	size_t i, switched = 0;
 	int k;
 
-	if (!run->off_cpu) {
-		fprintf(f, "off-CPU: not measured (sched_switch could not be traced)\n");
-		return;
-	}
+	if (!run->off_cpu)
+		return; /* not asked for (--off-cpu), or the kernel cannot: warned */
 	for (k = 0; k < tg->count; k++)
 		if (tg->t[k].slot == FT_SLOT_READ)
 			rd = &tg->t[k].st;

@@ -168,7 +168,7 @@ struct ft_run {
 	size_t ntree;
 	int tree_root;	/* first root (roots chained by next); -1 for none */
 	bool tree_on;	/* not --no-tree */
-	bool off_cpu;	/* off-CPU time measured (sched_switch attached) */
+	bool off_cpu;	/* --off-cpu, and measured (sched_switch attached) */
 	bool tree_full; /* --tree: every path, not only those >= 5% of their root */
 	bool all;	/* --all: every text section in full */
 	__u64 tree_n;	/* --tree-n: only reads of F(tree_n); FT_TREE_ALL_N for all */

@@ -242,8 +242,11 @@ static int select_programs(struct ft_tracer *tr)
 	int i, e;
 
 	bpf_object__for_each_program(prog, tr->skel->obj) bpf_program__set_autoload(prog, false);
-	/* Off-CPU time needs the kernel's BTF (tp_btf), as fentry does. */
-	tr->run->off_cpu = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	/* --off-cpu: needs the kernel's BTF (tp_btf), as fentry does. */
+	if (tr->run->off_cpu && access("/sys/kernel/btf/vmlinux", R_OK)) {
+		ft_warn(tr->run, "no kernel BTF: off-CPU time not measured");
+		tr->run->off_cpu = false;
+	}
 	bpf_program__set_autoload(tr->skel->progs.ft_sched_switch, tr->run->off_cpu);
 	for (i = 0; i < ft_targets_all(tr->tg); i++) {
 		const struct ft_target *t = &tr->tg->t[i];
