@@ -110,9 +110,9 @@ static void test_cell_and_pair(void)
 {
 	double total[] = {100, 110, 120, 130, 10000}, compute[] = {50, 60, 70, 80, 90},
 	       zero[5] = {}, user[] = {200, 210, 220, 230, 240};
-	double *vals[FT_METRIC_NR] = {total, compute, zero, zero, user, zero};
+	double *vals[FT_METRIC_NR] = {total, compute, zero, zero, user, zero, zero};
 	double total_b[] = {200, 220, 240, 260, 280};
-	double *vals_b[FT_METRIC_NR] = {total_b, compute, zero, zero, user, zero};
+	double *vals_b[FT_METRIC_NR] = {total_b, compute, zero, zero, user, zero, zero};
 	struct ft_cmp_cell a, b, empty;
 	struct ft_cmp_pair p;
 
