@@ -135,16 +135,13 @@ static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_targ
 	return 0;
 }
 
-/*
- * The cost BPF subtracts: the midpoint of @warm and @cold, their spread as
- * the error bound per call, plus @drift (how far the midpoint moved since
- * the previous calibration).
- */
+/* The cost BPF subtracts: the midpoint of @warm and @cold, their spread as the error bound per
+ * call. */
 static void set_midpoint(struct ft_cost *cost, const struct ft_cost_series *warm,
-			 const struct ft_cost_series *cold, double drift)
+			 const struct ft_cost_series *cold)
 {
 	cost->full_ns = (warm->full_ns + cold->full_ns) / 2;
-	cost->full_err = fabs(cold->full_ns - warm->full_ns) + drift;
+	cost->full_err = fabs(cold->full_ns - warm->full_ns);
 	cost->in_ns = (warm->in_ns + cold->in_ns) / 2;
 	cost->in_err = fabs(cold->in_ns - warm->in_ns);
 	if (cost->in_ns > cost->full_ns)
@@ -168,7 +165,7 @@ static int calibrate_one(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 			t->name, ft_mode_name(t->mode));
 	if (err)
 		return err < 0 ? err : 0;
-	set_midpoint(cost, &cost->warm, &cost->cold, 0);
+	set_midpoint(cost, &cost->warm, &cost->cold);
 	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	cost->valid = cost->full_ns > 0;
 	return 0;
@@ -241,7 +238,7 @@ static int recalibrate_one(struct ft_calib *c, const struct ft_target *t)
 		err = series(c, c->tr, t, 1, FT_RECAL_ROUNDS_COLD, &cold);
 	if (err)
 		return err;
-	set_midpoint(cost, &warm, &cold, 0);
+	set_midpoint(cost, &warm, &cold);
 	if (cost->full_ns <= 0) {
 		*cost = before; /* noise on a short series: keep the last costs */
 		return 0;
