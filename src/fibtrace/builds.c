@@ -275,6 +275,25 @@ void ft_builds_collect(struct ft_builds *bs)
 	}
 }
 
+/*
+ * delete_module, waiting up to 2 s while the module is still referenced: a
+ * destroyed BPF link releases its program (and the program its module
+ * reference) after an RCU grace period. 0, or -1 with errno.
+ */
+static int unload_ko(const char *module)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!syscall(SYS_delete_module, module, O_NONBLOCK))
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EBUSY)
+			return -1;
+		usleep(20000);
+	}
+	return -1;
+}
+
 void ft_builds_close(struct ft_builds *bs)
 {
 	int i;
@@ -293,7 +312,7 @@ void ft_builds_close(struct ft_builds *bs)
 			free(b->run);
 			free(b->targets);
 		}
-		if (b->loaded && syscall(SYS_delete_module, b->module, O_NONBLOCK))
+		if (b->loaded && unload_ko(b->module))
 			fprintf(stderr, "fibtrace: cannot unload %s: %s\n", b->module,
 				strerror(errno));
 	}
