@@ -11,6 +11,8 @@
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
 #   make bench         big-number library against GMP (bench/results/bn.json)
 #   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
+#   make perf-gate BASE=REV  fibdrv at REV against the working tree's in one guest;
+#                      exit 8 on a regression (KVER, SWEEP, REPEAT, PCT; docs/ci.md)
 #   make fuzz          libFuzzer against GMP (FUZZ_SECONDS, default 60)
 #   make stack-depth   deepest stack of traced calls per algorithm at its cap (N=n)
 #   make format        clang-format every C source
@@ -52,7 +54,7 @@ LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 
 .PHONY: all deps module modules user vmtest test unit check-inline demo vmlinux-h bench bench-trace clean format check-kver \
-	stack-depth print-bn-srcs
+	stack-depth print-bn-srcs perf-gate test-builds
 
 all: user modules
 
@@ -138,6 +140,11 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@tests/run.sh $(KERNELS)
 
+# The builds tests/guest/test_fibtrace_builds.py compares (--compare builds):
+# build/<kver>/builds/fibdrv_{a,b,slow}.ko, the last with a planted slowdown.
+test-builds:
+	@scripts/build-test-builds.sh "$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))" $(KERNELS)
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
@@ -154,6 +161,15 @@ bench-trace: all $(BUILD)/bench/trace_workload
 $(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $^ -o $@
+
+# Performance gate: fibdrv at BASE (module fibdrv_base) against the working
+# tree's (fibdrv_head), side by side in one guest of KVER (default the newest
+# kernel) with fibtrace --compare builds; outputs in build/perf-gate/. The
+# script exits with fibtrace's status (8: a regression); make turns any
+# failure into 2, build/perf-gate/status keeps the script's.
+perf-gate:
+	@[ -n "$(BASE)" ] || { echo "perf-gate: set BASE=<git revision>, e.g. make perf-gate BASE=origin/main" >&2; exit 2; }
+	@SWEEP="$(SWEEP)" REPEAT="$(REPEAT)" PCT="$(PCT)" scripts/perf-gate.sh "$(BASE)" "$(KVER)"
 
 # The deepest stack of traced calls per algorithm at its cap (sizes FT_STACK_DEPTH).
 stack-depth: modules

@@ -25,6 +25,16 @@
 #include "fibdrv.h"
 #include "fibdrv_uapi.h"
 
+/*
+ * The misc device's name: /dev/FIBDRV_DEVICE_NAME and
+ * /sys/class/misc/FIBDRV_DEVICE_NAME/. A build under another module name
+ * (scripts/build-module.sh, for make perf-gate) sets it to that name so that
+ * two builds can be loaded side by side.
+ */
+#ifndef FIBDRV_DEVICE_NAME
+#define FIBDRV_DEVICE_NAME "fibonacci"
+#endif
+
 #define FIBDRV_DEFAULT_MAX_N 1000000ULL
 
 static unsigned long max_n = FIBDRV_DEFAULT_MAX_N;
@@ -345,7 +355,10 @@ static const struct file_operations fib_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-/* /sys/class/misc/fibonacci/algorithms: "name<TAB>max_n" per line. */
+/*
+ * /sys/class/misc/FIBDRV_DEVICE_NAME/algorithms (by default
+ * /sys/class/misc/fibonacci/algorithms): "name<TAB>max_n" per line.
+ */
 static ssize_t algorithms_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -367,7 +380,7 @@ ATTRIBUTE_GROUPS(fib);
 
 static struct miscdevice fib_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
-	.name = "fibonacci",
+	.name = FIBDRV_DEVICE_NAME,
 	.fops = &fib_fops,
 	.groups = fib_groups,
 	.mode = 0666,

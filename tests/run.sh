@@ -25,6 +25,8 @@ if [ $# = 0 ]; then
 	status=1
 fi
 rm -f build/vm/flame-*.svg build/vm/flame-*.png # written by the guest suites, checked below
+echo "== the builds --compare builds compares (make test-builds)"
+run make --no-print-directory test-builds
 for kver in "$@"; do
 	echo "== guest suite on $kver"
 	start=$(date +%s)
@@ -34,6 +36,18 @@ done
 
 echo "== the guests' flame graphs in headless Chromium"
 run tests/host/check_views.py
+
+# The performance gate, A/A: the working tree against HEAD (on a clean clone,
+# the same code twice) must pass; its wall time is on the verdict line.
+echo "== the performance gate, A/A (make perf-gate BASE=HEAD)"
+if [ $# = 0 ]; then
+	echo "SKIP perf-gate.aa: no kernel with headers installed" | tee -a "$log"
+elif make --no-print-directory perf-gate BASE=HEAD 2>&1 | tail -n 25; [ "${PIPESTATUS[0]}" = 0 ]; then
+	echo "PASS perf-gate.aa: $(cat build/perf-gate/verdict.txt)" | tee -a "$log"
+else
+	echo "FAIL perf-gate.aa: status $(cat build/perf-gate/status 2>/dev/null): $(cat build/perf-gate/verdict.txt 2>/dev/null)" | tee -a "$log"
+	status=1
+fi
 
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")

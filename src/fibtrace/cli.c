@@ -25,8 +25,10 @@ static const char doc[] =
 	"  fibtrace [-d SECONDS] [-i SECONDS]     trace until Ctrl-C\n"
 	"  fibtrace --compare algos --sweep 4900:5100:50 --repeat 20 --algo bn-iter,bn-fdouble\n"
 	"                                         compare algorithms (docs/compare.md)\n"
+	"  fibtrace --compare builds base.ko head.ko --sweep 100:100100:20000 --repeat 20\n"
+	"                                         compare two builds of fibdrv (docs/ci.md)\n"
 	"\v(exit statuses: see help_filter)";
-static const char args_doc[] = "[-- CMD ARGS...]";
+static const char args_doc[] = "[-- CMD ARGS...]\n--compare builds A.ko B.ko [B2.ko...]";
 
 enum {
 	OPT_NO_HIST = 0x100,
@@ -49,6 +51,9 @@ enum {
 	OPT_FORMAT,
 	OPT_METRIC,
 	OPT_ROWS,
+	OPT_LABELS,
+	OPT_SAVE_JSON,
+	OPT_SAVE_BENCHFMT,
 	OPT_REQUIRE_COUNTERS,
 	OPT_NO_COMPENSATE,
 	OPT_MAXACTIVE,
@@ -122,8 +127,15 @@ static const struct argp_option options[] = {
 	{"ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0,
 	 "Per-read ring buffer (power of two >= a page)", 5},
 	{"verbose", 'v', NULL, 0, "libbpf messages, memory use", 5},
-	{"compare", OPT_COMPARE, "algos|formats", 0,
-	 "Compare algorithms (or dec/bin output) against a baseline over --sweep", 6},
+	{"compare", OPT_COMPARE, "algos|formats|builds", 0,
+	 "Compare algorithms (or dec/bin output, or two builds A.ko B.ko of fibdrv given after "
+	 "the options) against a baseline over --sweep",
+	 6},
+	{"labels", OPT_LABELS, "A,B[,...]", 0, "Names of the builds (default: their module names)",
+	 6},
+	{"save-json", OPT_SAVE_JSON, "FILE", 0, "Write the comparison's JSON to FILE too", 6},
+	{"save-benchfmt", OPT_SAVE_BENCHFMT, "FILE", 0,
+	 "Write the comparison's benchfmt lines to FILE too", 6},
 	{"baseline", OPT_BASELINE, "NAME", 0, "Baseline variant (default: the first)", 6},
 	{"outliers", OPT_OUTLIERS, "tukey|keep|trim", 0,
 	 "Outlier rule per (variant, n) (default tukey)", 6},
@@ -361,6 +373,9 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 	case OPT_FAIL_ON_REGRESSION:
 	case OPT_FORMAT:
 	case OPT_METRIC:
+	case OPT_LABELS:
+	case OPT_SAVE_JSON:
+	case OPT_SAVE_BENCHFMT:
 	case OPT_ROWS: {
 		const struct argp_option *o;
 		const char *want;
@@ -380,6 +395,27 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 	return 0;
 }
 
+/* --compare builds A.ko B.ko: the files after the options are the builds. */
+static void check_builds(struct ft_cli *cli, struct argp_state *state)
+{
+	if (cli->cmp.labels && cli->cmp.kind != FT_CMP_BUILDS)
+		argp_error(state, "--labels needs --compare builds");
+	if (cli->cmp.kind != FT_CMP_BUILDS)
+		return;
+	if (cli->ncmd < 2)
+		argp_error(state, "--compare builds needs two or more module files: "
+				  "--compare builds A.ko B.ko");
+	if (cli->ncmd > FT_CMP_MAX_VARIANTS)
+		argp_error(state, "--compare builds: at most %d builds", FT_CMP_MAX_VARIANTS);
+	if (cli->load || strcmp(cli->device, FIBDRV_DEVICE_PATH))
+		argp_error(state, "--compare builds loads each build itself and finds its device: "
+				  "no --load or --device");
+	cli->kos = cli->cmd;
+	cli->nko = cli->ncmd;
+	cli->cmd = NULL;
+	cli->ncmd = 0;
+}
+
 /* How the options combine, once all are read. */
 static void check_options(struct ft_cli *cli, struct argp_state *state)
 {
@@ -387,10 +423,13 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 		cli->json = true;
 	if ((cli->cmp.baseline || cli->cmp.strict || cli->cmp.fail_pct >= 0 ||
 	     cli->cmp.output == FT_CMP_BENCHFMT || cli->cmp.outliers || cli->cmp.metric ||
-	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS) &&
+	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS || cli->cmp.save_json ||
+	     cli->cmp.save_benchfmt) &&
 	    !cli->cmp.kind)
 		argp_error(state, "--baseline, --outliers, --metric, --rows, --strict, "
-				  "--fail-on-regression and --format benchfmt need --compare");
+				  "--fail-on-regression, --save-json, --save-benchfmt and --format "
+				  "benchfmt need --compare");
+	check_builds(cli, state);
 	if (cli->cmp.kind) {
 		if (!cli->sweep)
 			argp_error(state, "--compare needs --sweep A:B[:STEP]");

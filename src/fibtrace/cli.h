@@ -33,6 +33,8 @@ struct ft_cli {
 	struct ft_hist_cfg hist_cfg;
 	char **cmd; /* -- CMD ARGS */
 	int ncmd;
+	char **kos; /* --compare builds A.ko B.ko... */
+	int nko;
 	struct ft_cmp_opts cmp;
 	struct ft_counters counters; /* -e, --require-counters */
 };

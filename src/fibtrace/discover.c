@@ -28,6 +28,8 @@ struct ksym {
 
 static struct ksym *ksyms;
 static size_t nksyms;
+/* The module traced: fibdrv, or a build loaded under another name (--compare builds). */
+static const char *fibmod = "fibdrv";
 
 /* Text symbols only (t/T); module in [brackets], "" for vmlinux. */
 static int load_kallsyms(void)
@@ -255,6 +257,35 @@ static int max_fentry_args(void)
 	return major > 6 || (major == 6 && minor >= 5) ? 12 : 6;
 }
 
+/*
+ * Before Linux 6.4 the kernel finds a module function's address for fentry
+ * by its bare name in kallsyms: the first module that has it, whatever
+ * module's BTF the program names (fixed in 6.4 by "bpf: Fix attaching
+ * fentry/fexit/fmod_ret/lsm to modules"). Seen on 6.1 with two builds of
+ * fibdrv loaded: the second build's attach fails with EBUSY, the first's
+ * lands in whichever module was loaded first.
+ */
+static bool fentry_by_bare_name(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major < 6 || (major == 6 && minor < 4);
+}
+
+/* Another module (or vmlinux) has a text symbol @name too. */
+static bool name_elsewhere(const char *name, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < nksyms; i++)
+		if (!strcmp(ksyms[i].name, name) && strcmp(ksyms[i].module, module))
+			return true;
+	return false;
+}
+
 static struct ft_target *add_target(struct ft_targets *tg, int slot,
 				    const char *name, const char *module)
 {
@@ -291,7 +322,9 @@ static void set_mode(struct ft_target *t, const struct btf *vmlinux,
 		if (t->in_btf)
 			set_btf_id(t, vmlinux);
 	}
-	t->mode = (force_kprobe || !t->btf_id || t->nargs > max_fentry_args()) ?
+	t->ambiguous = !force_kprobe && t->module[0] && fentry_by_bare_name() &&
+		       name_elsewhere(t->name, t->module);
+	t->mode = (force_kprobe || !t->btf_id || t->nargs > max_fentry_args() || t->ambiguous) ?
 			  FT_MODE_KPROBE :
 			  FT_MODE_FENTRY;
 }
@@ -319,16 +352,22 @@ static void add_calib(struct ft_targets *tg, const struct btf *vmlinux, const st
 		struct ft_target *t;
 
 		snprintf(name, sizeof(name), FT_CALIB_PREFIX "%d", k);
-		if (!find_ksym(name, "fibdrv") || !traceable(name)) {
-			ft_warn(run, "fibdrv has no traceable %s (an older build?): figures are "
-				     "not compensated for tracing overhead", name);
+		if (!find_ksym(name, fibmod) || !traceable(name)) {
+			ft_warn(run,
+				"%s has no traceable %s (an older build?): figures are "
+				"not compensated for tracing overhead",
+				fibmod, name);
 			break;
 		}
-		t = add_target(tg, -1, name, "fibdrv");
+		t = add_target(tg, -1, name, fibmod);
 		if (!t)
 			break;
 		set_mode(t, vmlinux, fib_btf, force_kprobe || k == 1);
 		t->calib = true;
+		if (k == 0 && t->mode == FT_MODE_KPROBE) {
+			tg->count--; /* no fentry on this kernel for it: calib1 calibrates kprobes */
+			continue;
+		}
 	}
 	tg->ncalib = tg->count - first;
 	tg->count = first;
@@ -365,8 +404,8 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 	if (!mod) {
 		if (btf_has_func(vmlinux, func) && find_ksym(func, ""))
 			mod = "";
-		else if (btf_has_func(fib_btf, func) && find_ksym(func, "fibdrv"))
-			mod = "fibdrv";
+		else if (btf_has_func(fib_btf, func) && find_ksym(func, fibmod))
+			mod = fibmod;
 		else if ((ks = find_ksym(func, NULL)))
 			mod = ks->module;
 		else {
@@ -393,14 +432,14 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 		ft_warn(run, "more than %d functions: '%s' not traced", FT_MAX_SLOTS, func);
 		return 0;
 	}
-	if (*mod && strcmp(mod, "fibdrv")) {
+	if (*mod && strcmp(mod, fibmod)) {
 		/* fentry needs the module's BTF fd at load; only fibdrv's is kept. */
 		mbtf = btf__load_module_btf(mod, (struct btf *)vmlinux);
 		set_mode(t, vmlinux, mbtf, true);
 		btf__free(mbtf);
 		if (!force_kprobe)
-			ft_warn(run, "%s:%s traced with kprobe (fentry only for vmlinux and fibdrv)",
-				mod, func);
+			ft_warn(run, "%s:%s traced with kprobe (fentry only for vmlinux and %s)",
+				mod, func, fibmod);
 		return 0;
 	} else {
 		set_mode(t, vmlinux, fib_btf, force_kprobe);
@@ -413,7 +452,19 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 	return 0;
 }
 
-int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
+static void warn_ambiguous(const struct ft_targets *tg, struct ft_run *run)
+{
+	int i, n = 0;
+
+	for (i = 0; i < tg->count; i++)
+		n += tg->t[i].ambiguous && tg->t[i].mode == FT_MODE_KPROBE;
+	if (n)
+		ft_warn(run, "%d functions of %s have names another loaded module has too: traced "
+			     "with kprobes (before Linux 6.4, fentry attaches to the first module's)",
+			n, fibmod);
+}
+
+int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bool force_kprobe,
 		bool defaults, bool calibrate, struct ft_run *run)
 {
 	static const char *const fixed[FT_FIXED_SLOTS] = {
@@ -424,6 +475,8 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 	int i, err = 0, first_dyn = FT_FIXED_SLOTS, last_dyn = FT_FIXED_SLOTS;
 
 	memset(tg, 0, sizeof(*tg));
+	fibmod = module ? module : "fibdrv";
+	snprintf(tg->module, sizeof(tg->module), "%s", fibmod);
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
 		fprintf(stderr, "fibtrace: kernel BTF missing (/sys/kernel/btf/vmlinux): "
@@ -437,23 +490,31 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 		btf__free(vmlinux);
 		return -FT_EXIT_ERROR;
 	}
-	if (!find_ksym("fib_read", "fibdrv")) {
+	if (!find_ksym("fib_read", fibmod)) {
+		if (strcmp(fibmod, "fibdrv")) {
+			fprintf(stderr, "fibtrace: module %s has no fib_read in /proc/kallsyms\n",
+				fibmod);
+			btf__free(vmlinux);
+			return -FT_EXIT_NO_FIBDRV;
+		}
 		fprintf(stderr, "fibtrace: fibdrv is not loaded (no fib_read in /proc/kallsyms);\n"
 				"  load it with: insmod build/$(uname -r)/fibdrv.ko\n"
 				"  or pass --load PATH to fibtrace\n");
 		btf__free(vmlinux);
 		return -FT_EXIT_NO_FIBDRV;
 	}
-	fib_btf = btf__load_module_btf("fibdrv", vmlinux);
+	fib_btf = btf__load_module_btf(fibmod, vmlinux);
 	tg->module_btf = fib_btf != NULL;
 	index_btf(&idx_vmlinux, vmlinux, NULL);
 	index_btf(&idx_fibdrv, fib_btf, vmlinux);
 	if (!fib_btf && !force_kprobe)
-		ft_warn(run, "fibdrv has no BTF (/sys/kernel/btf/fibdrv): module functions "
-			     "traced with kprobes");
+		ft_warn(run,
+			"%s has no BTF (/sys/kernel/btf/%s): module functions "
+			"traced with kprobes",
+			fibmod, fibmod);
 
 	for (i = 0; i < FT_FIXED_SLOTS; i++) {
-		const char *mod = i == FT_SLOT_COPY_TO_USER ? "" : "fibdrv";
+		const char *mod = i == FT_SLOT_COPY_TO_USER ? "" : fibmod;
 		struct ft_target *t = add_target(tg, i, fixed[i], mod);
 
 		if (!find_ksym(fixed[i], mod)) {
@@ -488,10 +549,10 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 				name = btf__name_by_offset(fib_btf, bt->name_off);
 				if (!default_name(name))
 					continue;
-				if (!find_ksym(name, "fibdrv") || find_target(tg, name, "fibdrv") ||
+				if (!find_ksym(name, fibmod) || find_target(tg, name, fibmod) ||
 				    !traceable(name))
 					continue;
-				t = add_target(tg, -1, name, "fibdrv");
+				t = add_target(tg, -1, name, fibmod);
 				if (t)
 					set_mode(t, vmlinux, fib_btf, force_kprobe);
 			}
@@ -502,13 +563,13 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 				const char *name = ksyms[k].name;
 				struct ft_target *t;
 
-				if (strcmp(ksyms[k].module, "fibdrv"))
+				if (strcmp(ksyms[k].module, fibmod))
 					continue;
 				if (!default_name(name))
 					continue;
-				if (find_target(tg, name, "fibdrv"))
+				if (find_target(tg, name, fibmod))
 					continue;
-				t = add_target(tg, -1, name, "fibdrv");
+				t = add_target(tg, -1, name, fibmod);
 				if (t)
 					set_mode(t, vmlinux, NULL, true);
 			}
@@ -538,6 +599,7 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 			FT_MAX_SLOTS);
 	if (calibrate)
 		add_calib(tg, vmlinux, fib_btf, force_kprobe, run);
+	warn_ambiguous(tg, run);
 	for (i = 0; i < tg->count; i++) {
 		struct ft_target *t = &tg->t[i];
 
@@ -545,7 +607,7 @@ int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe,
 			ft_warn(run, "%s:%s shares its name with a vmlinux function", t->module,
 				t->name);
 		if (i >= first_dyn && i < last_dyn && t->mode == FT_MODE_KPROBE && t->in_btf &&
-		    !force_kprobe)
+		    !force_kprobe && !t->ambiguous)
 			ft_warn(run, "%s has %d arguments, more than fentry takes here: traced "
 				     "with kprobe", t->name, t->nargs);
 	}

@@ -230,17 +230,22 @@ struct bpf_link *ft_kretprobe_attach(struct ft_run *run, const struct bpf_progra
 	return e->link;
 }
 
-void ft_kretprobe_remove_all(void)
+void ft_kretprobe_detach(struct bpf_link *link)
 {
 	int k, err;
 
-	for (k = 0; k < krp.nev; k++) {
-		err = remove_event(getpid(), krp.ev[k].name);
-		if (err)
-			fprintf(stderr, "fibtrace: cannot remove kprobe event fibtrace_%d/%s: %s\n",
-				getpid(), krp.ev[k].name, strerror(-err));
-	}
-	krp.nev = 0;
+	if (!link)
+		return;
+	bpf_link__destroy(link);
+	for (k = 0; k < krp.nev && krp.ev[k].link != link; k++)
+		;
+	if (k == krp.nev)
+		return; /* attached by libbpf (no tracefs): no event of ours */
+	err = remove_event(getpid(), krp.ev[k].name);
+	if (err)
+		fprintf(stderr, "fibtrace: cannot remove kprobe event fibtrace_%d/%s: %s\n",
+			getpid(), krp.ev[k].name, strerror(-err));
+	krp.ev[k] = krp.ev[--krp.nev];
 }
 
 /* ---------- misses ---------- */

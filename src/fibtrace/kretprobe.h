@@ -14,8 +14,9 @@
  *   perf_event_open(PERF_TYPE_TRACEPOINT, events/<group>/<event>/id)
  *   bpf_program__attach_perf_event()
  *
- * and removes it ("-:<group>/<event>") in ft_kretprobe_remove_all(), the one
- * cleanup path, after the links are destroyed. Events of a fibtrace that
+ * and removes it ("-:<group>/<event>") in ft_kretprobe_detach(), the one
+ * cleanup path, right after destroying its link (several tracers may live
+ * at once: each detaches only its own). Events of a fibtrace that
  * died without cleaning up (SIGKILL, a crash) are removed by the next
  * fibtrace's first attach. Misses are read from kprobe_profile (every
  * kernel with tracefs). Without tracefs (not mounted), the kretprobe is
@@ -52,15 +53,15 @@ struct bpf_program;
 
 /*
  * Attaches @prog as a kretprobe on @sym ("fn" or "mod:fn") with @maxactive
- * instances. The link is destroyed as any other (bpf_link__destroy); its
- * kprobe event stays until ft_kretprobe_remove_all(). NULL with errno set
+ * instances. The link is destroyed, and its kprobe event removed, by
+ * ft_kretprobe_detach(). NULL with errno set
  * on failure (nothing left behind). @run takes the warnings.
  */
 struct bpf_link *ft_kretprobe_attach(struct ft_run *run, const struct bpf_program *prog,
 				     const char *sym, unsigned int maxactive);
 
-/* Removes every kprobe event this process created; call after destroying their links. */
-void ft_kretprobe_remove_all(void);
+/* Destroys @link (NULL: nothing) and removes its kprobe event, if it has one. */
+void ft_kretprobe_detach(struct bpf_link *link);
 
 /*
  * Misses of every kprobe-mode link in @links (indexed like run->targets):

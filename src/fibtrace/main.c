@@ -6,6 +6,7 @@
  *   fibtrace -- CMD ARGS                      trace while CMD runs
  *   fibtrace [-d SECONDS] [-i SECONDS]        trace until Ctrl-C
  *   fibtrace --compare algos --sweep A:B      compare variants (compare/)
+ *   fibtrace --compare builds A.ko B.ko ...   compare builds of fibdrv (builds.c)
  *
  * main() reads top to bottom: parse, check, discover, prepare the run, open
  * load and attach the tracer, run one mode, report, clean up. See
@@ -28,6 +29,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "builds.h"
 #include "calibrate.h"
 #include "cli.h"
 #include "fibdev.h"
@@ -184,11 +186,6 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 
 /* ---------- one run ---------- */
 
-static int compare_drain(void *ctx)
-{
-	return ft_tracer_consume(ctx);
-}
-
 static const char *mode_name(const struct ft_cli *cli)
 {
 	if (cli->cmp.kind)
@@ -224,8 +221,11 @@ static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compar
 	return FT_EXIT_OK;
 }
 
-/* Privileges, fibdrv, what to trace (each function's mode is decided here). */
-static int check_and_discover(const struct ft_cli *cli, struct ft_run *run)
+/*
+ * Privileges, fibdrv (or the builds to compare, loaded), what to trace (each
+ * function's mode is decided here).
+ */
+static int check_and_discover(const struct ft_cli *cli, struct ft_run *run, struct ft_builds *bs)
 {
 	int err;
 
@@ -235,24 +235,22 @@ static int check_and_discover(const struct ft_cli *cli, struct ft_run *run)
 	}
 	if (cli->load && (err = load_module(cli->load)))
 		return err;
-	err = ft_discover(run->targets, cli->funcs, cli->kprobe, cli->discover, cli->compensate,
-			  run);
-	if (err)
-		return err;
-	fibdev_list_algos(&run->algos);
-	return 0;
+	return ft_builds_open(bs, cli, run);
 }
 
 /* The driven reads (--compare, --sweep) and the counters (-e). */
 static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare **cmp,
-		       struct sweep_ctx *sc)
+		       struct sweep_ctx *sc, struct ft_builds *bs)
 {
-	int err = 0;
+	struct ft_cmp_build cb[FT_CMP_MAX_VARIANTS];
+	int err = 0, i;
 
+	for (i = 0; i < bs->n; i++)
+		cb[i] = (struct ft_cmp_build){bs->b[i].label, bs->b[i].device, bs->b[i].run};
 	if (cli->cmp.kind)
 		err = ft_compare_prepare(cmp, &cli->cmp, run, cli->algo_list, cli->device,
 					 cli->range.first, cli->range.last, cli->range.step,
-					 cli->repeat, cli->cpu);
+					 cli->repeat, cli->cpu, cb, cli->nko ? bs->n : 0);
 	else if (cli->sweep)
 		err = prepare_sweep(cli, run, sc);
 	if (!err && cli->counters.nreq) {
@@ -264,16 +262,20 @@ static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare
 				"here (e.g. -e page-faults)\n");
 		err = -FT_EXIT_USAGE;
 	}
+	if (!err)
+		ft_builds_share(bs);
 	return err;
 }
 
 /*
- * Open and load the BPF programs, calibrate their cost (untraced, then
- * attached), and start recording.
+ * Open and load one build's BPF programs, calibrate their cost (untraced,
+ * then attached), and start recording.
  */
-static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer **tr,
-			struct ft_calib *cal)
+static int start_tracer(const struct ft_cli *cli, struct ft_build *b)
 {
+	struct ft_run *run = b->run;
+	struct ft_tracer **tr = &b->tr;
+	struct ft_calib *cal = &b->calib;
 	struct ft_tracer_opts o = {
 		.force_kprobe = cli->kprobe,
 		.verbose = cli->verbose,
@@ -286,7 +288,7 @@ static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_
 	if (!err)
 		err = ft_tracer_load(*tr);
 	if (!err)
-		err = ft_calibrate_untraced(cal, run, cli->device);
+		err = ft_calibrate_untraced(cal, run, b->device);
 	if (!err)
 		err = ft_tracer_attach(*tr);
 	if (!err)
@@ -300,10 +302,22 @@ static int start_tracer(const struct ft_cli *cli, struct ft_run *run, struct ft_
 	return err;
 }
 
+/* Every build's tracer, one after the other (--compare builds has several). */
+static int start_tracers(const struct ft_cli *cli, struct ft_builds *bs)
+{
+	int i, err = 0;
+
+	for (i = 0; i < bs->n && !err; i++)
+		err = start_tracer(cli, &bs->b[i]);
+	return err;
+}
+
 /* Compare, sweep, or watch (a command, -p, or until Ctrl-C): the exit status. */
-static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_tracer *tr,
+static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_builds *bs,
 		    struct ft_compare *cmp, struct sweep_ctx *sc, struct ft_watch *w)
 {
+	struct ft_tracer *tr = bs->b[0].tr;
+
 	int err;
 
 	signal(SIGINT, sig_handler);
@@ -312,7 +326,7 @@ static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_trac
 		return ft_watch(w, cli, run, tr, &exiting);
 	err = pin_and_lock(cli, run);
 	if (!err && cmp) {
-		err = ft_compare_drive(cmp, run, compare_drain, tr, &exiting);
+		err = ft_compare_drive(cmp, run, ft_builds_consume, bs, &exiting);
 	} else if (!err) {
 		sc->run = run;
 		sc->tr = tr;
@@ -326,10 +340,9 @@ int main(int argc, char **argv)
 	static struct ft_cli cli;
 	static struct ft_targets targets;
 	static struct sweep_ctx sc;
-	static struct ft_calib calib = {.fd = -1};
+	static struct ft_builds builds = {.b[0].calib.fd = -1};
 	static struct ft_timeline timeline;
 	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
-	struct ft_tracer *tr = NULL;
 	struct ft_compare *cmp = NULL;
 	struct ft_watch watch = {};
 	struct utsname uts;
@@ -359,16 +372,15 @@ int main(int argc, char **argv)
 		run.timeline = &timeline;
 	}
 	run.tree_n = cli.tree_n;
-	sc.calib = &calib;
+	sc.calib = &builds.b[0].calib;
 	ft_run_clocksource(&run);
 
-	/* Check, discover, prepare, start the tracer. */
-	err = check_and_discover(&cli, &run);
-	if (err)
-		return -err;
-	err = prepare_run(&cli, &run, &cmp, &sc);
+	/* Check, discover, prepare, start the tracers (one per build). */
+	err = check_and_discover(&cli, &run, &builds);
 	if (!err)
-		err = start_tracer(&cli, &run, &tr, &calib);
+		err = prepare_run(&cli, &run, &cmp, &sc, &builds);
+	if (!err)
+		err = start_tracers(&cli, &builds);
 	if (err) {
 		ret = -err;
 		goto cleanup;
@@ -376,30 +388,30 @@ int main(int argc, char **argv)
 
 	/* Run one mode; a driven run that failed reports nothing. */
 	t0 = ft_now_s();
-	ret = run_mode(&cli, &run, tr, cmp, &sc, &watch);
+	ret = run_mode(&cli, &run, &builds, cmp, &sc, &watch);
 	if (ret && (cli.cmp.kind || cli.sweep))
 		goto cleanup;
 
 	/* Collect and report. */
 	run.seconds = ft_now_s() - t0;
 	if (cli.verbose)
-		ft_tracer_print_memory(tr);
+		ft_tracer_print_memory(builds.b[0].tr);
 	if (cli.interval) {
-		ft_watch_report(&watch, &cli, &run, tr); /* collects the last interval itself */
+		/* collects the last interval itself */
+		ft_watch_report(&watch, &cli, &run, builds.b[0].tr);
 	} else {
-		ft_tracer_collect(tr);
+		ft_builds_collect(&builds);
 		if ((err = report(&cli, &run, cmp)) && ret == FT_EXIT_OK)
 			ret = err;
 	}
 
 cleanup:
 	ft_watch_free(&watch);
-	ft_tracer_free(tr);
+	ft_builds_close(&builds); /* tracers, calibration, the builds it loaded */
 	ft_compare_free(cmp);
 	ft_counters_close(&cli.counters);
 	free(run.recs);
 	free(run.tree);
 	ft_timeline_free(run.timeline);
-	ft_calibrate_close(&calib);
 	return ret;
 }

@@ -41,6 +41,8 @@ struct ft_target {
 	__u32 btf_id;	  /* FUNC id in vmlinux or module BTF (split ids) */
 	int nargs;	  /* parameters of its FUNC_PROTO */
 	bool shadowed;	  /* a module function whose name vmlinux BTF also has */
+	bool ambiguous;	  /* another loaded module has its name, and fentry before
+			     Linux 6.4 would attach to the first one's: kprobe */
 	bool optional;	  /* _copy_to_user: may be notrace; then not traced */
 	bool unavailable; /* optional and not traceable on this kernel */
 	bool attached;
@@ -57,7 +59,8 @@ struct ft_targets {
 	int count;
 	int dropped;	 /* functions beyond FT_MAX_SLOTS */
 	int ncalib;	 /* calibration targets at t[count .. count + ncalib) */
-	bool module_btf; /* /sys/kernel/btf/fibdrv present */
+	bool module_btf; /* /sys/kernel/btf/<module> present */
+	char module[64]; /* the traced module: fibdrv, or a build's name (--compare builds) */
 };
 
 struct ft_hist_cfg {
@@ -208,8 +211,9 @@ int ft_run_add_rec(struct ft_run *run, const void *data, size_t size);
 /*
  * discover.c: which functions to trace and how (fentry or kprobe), before
  * load; with @calibrate also fibdrv's calibration functions (tg->ncalib).
+ * @module: the module's name (NULL: fibdrv).
  */
-int ft_discover(struct ft_targets *tg, const char *extra, bool force_kprobe, bool defaults,
-		bool calibrate, struct ft_run *run);
+int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bool force_kprobe,
+		bool defaults, bool calibrate, struct ft_run *run);
 
 #endif

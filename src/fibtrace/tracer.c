@@ -28,9 +28,8 @@ struct ft_tracer {
 	struct bpf_link *links[FT_MAX_SLOTS][2];
 	struct ring_buffer *rb;
 	struct bpf_link *switch_link; /* off-CPU time: sched_switch */
-	int fibdrv_btf_fd;	      /* module BTF for fentry on fibdrv functions */
-	int handlers;		      /* fentry/fexit section handler ids */
-	int handler_ids[2];
+	int fibdrv_btf_fd;	      /* module BTF for fentry on the traced module's functions */
+	bool handlers;		      /* holds a reference on the section handlers */
 	void *stats_buf; /* one slot's per-CPU stats, for ft_tracer_slot_stats */
 };
 
@@ -87,15 +86,21 @@ static int module_btf_fd(const char *name)
  * looks the target up by a linear scan of vmlinux BTF per program (half a
  * second each under emulation, 180 programs). discover.c resolved every
  * target's BTF id once; this puts it and the module's BTF fd into the load
- * request. The cookie is the tracer.
+ * request. The handlers are process-wide (libbpf keeps one per section
+ * name) while several tracers may live at once (--compare builds): the
+ * tracer being loaded is `loading`.
  */
+static struct ft_tracer *loading;
+static int handler_ids[2], handler_refs;
+
 static int prepare_fentry(struct bpf_program *prog, struct bpf_prog_load_opts *opts, long cookie)
 {
-	struct ft_tracer *tr = (struct ft_tracer *)cookie;
+	struct ft_tracer *tr = loading;
 	int slot = prog_slot(prog);
 	struct ft_target *t;
 
-	if (slot < 0 || slot >= ft_targets_all(tr->tg))
+	(void)cookie;
+	if (!tr || slot < 0 || slot >= ft_targets_all(tr->tg))
 		return -EINVAL;
 	t = &tr->tg->t[slot];
 	if (!t->btf_id)
@@ -103,10 +108,10 @@ static int prepare_fentry(struct bpf_program *prog, struct bpf_prog_load_opts *o
 	opts->attach_btf_id = t->btf_id;
 	opts->attach_btf_obj_fd = 0;
 	if (t->module[0]) {
-		if (strcmp(t->module, "fibdrv"))
-			return -ENOTSUP; /* only fibdrv's BTF fd is kept */
+		if (strcmp(t->module, tr->tg->module))
+			return -ENOTSUP; /* only the traced module's BTF fd is kept */
 		if (tr->fibdrv_btf_fd < 0)
-			tr->fibdrv_btf_fd = module_btf_fd("fibdrv");
+			tr->fibdrv_btf_fd = module_btf_fd(tr->tg->module);
 		if (tr->fibdrv_btf_fd < 0)
 			return tr->fibdrv_btf_fd;
 		opts->attach_btf_obj_fd = tr->fibdrv_btf_fd;
@@ -116,10 +121,14 @@ static int prepare_fentry(struct bpf_program *prog, struct bpf_prog_load_opts *o
 
 static int register_handlers(struct ft_tracer *tr)
 {
-	LIBBPF_OPTS(libbpf_prog_handler_opts, o, .prog_prepare_load_fn = prepare_fentry,
-		    .cookie = (long)tr);
+	LIBBPF_OPTS(libbpf_prog_handler_opts, o, .prog_prepare_load_fn = prepare_fentry);
 	int a, b;
 
+	if (handler_refs) {
+		handler_refs++;
+		tr->handlers = true;
+		return 0;
+	}
 	a = libbpf_register_prog_handler("ftfentry", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, &o);
 	if (a < 0)
 		return a;
@@ -128,10 +137,19 @@ static int register_handlers(struct ft_tracer *tr)
 		libbpf_unregister_prog_handler(a);
 		return b;
 	}
-	tr->handler_ids[0] = a;
-	tr->handler_ids[1] = b;
-	tr->handlers = 2;
+	handler_ids[0] = a;
+	handler_ids[1] = b;
+	handler_refs = 1;
+	tr->handlers = true;
 	return 0;
+}
+
+static void unregister_handlers(struct ft_tracer *tr)
+{
+	if (!tr->handlers || --handler_refs)
+		return;
+	libbpf_unregister_prog_handler(handler_ids[0]);
+	libbpf_unregister_prog_handler(handler_ids[1]);
 }
 
 /* ---------- the per-read records ---------- */
@@ -187,10 +205,9 @@ static void unload(struct ft_tracer *tr)
 	tr->switch_link = NULL;
 	for (i = 0; i < FT_MAX_SLOTS; i++) {
 		bpf_link__destroy(tr->links[i][0]);
-		bpf_link__destroy(tr->links[i][1]);
+		ft_kretprobe_detach(tr->links[i][1]); /* any exit link; kprobe events go too */
 		tr->links[i][0] = tr->links[i][1] = NULL;
 	}
-	ft_kretprobe_remove_all(); /* their links are gone: the kprobe events can go */
 	fibtrace__destroy(tr->skel);
 	tr->skel = NULL;
 	for (i = 0; i < ft_targets_all(tr->tg); i++)
@@ -278,7 +295,9 @@ static int open_and_load(struct ft_tracer *tr)
 	err = select_programs(tr);
 	if (err)
 		return err;
+	loading = tr;
 	err = fibtrace__load(tr->skel);
+	loading = NULL;
 	if (err) {
 		fprintf(stderr, "fibtrace: loading BPF programs failed: %s\n", strerror(-err));
 		return err;
@@ -339,7 +358,12 @@ static int attach_one(struct ft_tracer *tr, int i)
 	char sym[200];
 	int e, err;
 
-	if (t->shadowed)
+	/*
+	 * A module function by "module:name": kernels refuse a kprobe on a
+	 * name that several modules have (EADDRNOTAVAIL), as two builds of
+	 * fibdrv do, and a bare name could find vmlinux's function first.
+	 */
+	if (t->module[0])
 		snprintf(sym, sizeof(sym), "%s:%s", t->module, t->name);
 	else
 		snprintf(sym, sizeof(sym), "%s", t->name);
@@ -654,13 +678,10 @@ void ft_tracer_print_memory(const struct ft_tracer *tr)
 
 void ft_tracer_free(struct ft_tracer *tr)
 {
-	int i;
-
 	if (!tr)
 		return;
 	unload(tr);
-	for (i = 0; i < tr->handlers; i++)
-		libbpf_unregister_prog_handler(tr->handler_ids[i]);
+	unregister_handlers(tr);
 	if (tr->fibdrv_btf_fd >= 0)
 		close(tr->fibdrv_btf_fd);
 	free(tr->stats_buf);

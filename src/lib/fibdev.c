@@ -12,12 +12,18 @@
 
 #include "fibdev.h"
 
-int fibdev_list_algos(struct fibdev_algos *a)
+int fibdev_list_algos(const char *path, struct fibdev_algos *a)
 {
-	FILE *f = fopen(FIBDEV_ALGOS_SYSFS, "r");
+	const char *slash, *name;
 	char line[256];
+	FILE *f;
 
 	a->count = 0;
+	path = path ? path : FIBDRV_DEVICE_PATH;
+	slash = strrchr(path, '/');
+	name = slash ? slash + 1 : path;
+	snprintf(line, sizeof(line), "/sys/class/misc/%s/algorithms", name);
+	f = fopen(line, "r");
 	if (!f)
 		return -errno;
 	while (a->count < FIBDEV_MAX_ALGOS && fgets(line, sizeof(line), f)) {

@@ -14,7 +14,6 @@
 
 #include "fibdrv_uapi.h"
 
-#define FIBDEV_ALGOS_SYSFS "/sys/class/misc/fibonacci/algorithms"
 #define FIBDEV_MAX_ALGOS 64
 
 /* The device's algorithms, in registry order, with their largest n. */
@@ -24,8 +23,12 @@ struct fibdev_algos {
 	uint64_t max_n[FIBDEV_MAX_ALGOS];
 };
 
-/* Reads FIBDEV_ALGOS_SYSFS; count 0 (and -errno) when it cannot be read. */
-int fibdev_list_algos(struct fibdev_algos *a);
+/*
+ * Reads the algorithms of the device at @path (NULL: FIBDRV_DEVICE_PATH)
+ * from /sys/class/misc/<its name>/algorithms; count 0 (and -errno) when it
+ * cannot be read.
+ */
+int fibdev_list_algos(const char *path, struct fibdev_algos *a);
 /* Index of @name in @a, or -1. */
 int fibdev_algo_index(const struct fibdev_algos *a, const char *name);
 

@@ -42,6 +42,16 @@ static void test_options(void)
 	check("opts.kind", !ft_cmp_set(&o, "compare", "formats") && o.kind == FT_CMP_FORMATS &&
 				   !ft_cmp_set(&o, "compare", "algos") && o.kind == FT_CMP_ALGOS);
 	check("opts.kind_bad", ft_cmp_set(&o, "compare", "algo") != NULL);
+	check("opts.kind_builds", !ft_cmp_set(&o, "compare", "builds") && o.kind == FT_CMP_BUILDS &&
+					  !strcmp(ft_cmp_kind_name(o.kind), "builds"));
+	check("opts.labels",
+	      !ft_cmp_set(&o, "labels", "base,head") && !strcmp(o.labels, "base,head") &&
+		      ft_cmp_set(&o, "labels", "") && ft_cmp_set(&o, "labels", "a,,b") &&
+		      ft_cmp_set(&o, "labels", ",a") && ft_cmp_set(&o, "labels", "a,"));
+	check("opts.save",
+	      !ft_cmp_set(&o, "save-json", "r.json") && !strcmp(o.save_json, "r.json") &&
+		      !ft_cmp_set(&o, "save-benchfmt", "r.txt") &&
+		      !strcmp(o.save_benchfmt, "r.txt") && ft_cmp_set(&o, "save-json", ""));
 	check("opts.outliers",
 	      !ft_cmp_set(&o, "outliers", "trim") && o.outliers == FT_OUTLIERS_TRIM &&
 		      !ft_cmp_set(&o, "outliers", "keep") && o.outliers == FT_OUTLIERS_KEEP);

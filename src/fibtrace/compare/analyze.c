@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "compare_int.h"
 
@@ -111,6 +112,29 @@ int cmp_regressions(const struct ft_compare *c)
 	return found;
 }
 
+/* --save-json / --save-benchfmt: one more format into @path; 0 or -1 (said why). */
+static int save_report(const struct ft_compare *c, struct ft_run *run, const char *path,
+		       enum ft_cmp_output how)
+{
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (!f) {
+		fprintf(stderr, "fibtrace: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (how == FT_CMP_JSON)
+		cmp_report_json(f, c, run);
+	else
+		cmp_report_benchfmt(f, c, run);
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "fibtrace: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 {
 	int ret = FT_EXIT_OK;
@@ -132,7 +156,11 @@ int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 		break;
 	}
 	fflush(f);
-	if (c->o.plot && cmp_report_plot(c, run, c->o.plot) && ret == FT_EXIT_OK)
+	if (c->o.plot && cmp_report_plot(c, run, c->o.plot))
+		ret = FT_EXIT_ERROR;
+	if (c->o.save_json && save_report(c, run, c->o.save_json, FT_CMP_JSON))
+		ret = FT_EXIT_ERROR;
+	if (c->o.save_benchfmt && save_report(c, run, c->o.save_benchfmt, FT_CMP_BENCHFMT))
 		ret = FT_EXIT_ERROR;
 	/* The gate's answer wins over a failed plot: CI must see the regression. */
 	if (cmp_regressions(c))

@@ -29,7 +29,7 @@
 #define FT_CMP_DEFAULT_ROWS 30
 #define FT_CMP_MAX_VARIANTS 16
 
-enum ft_cmp_kind { FT_CMP_NONE, FT_CMP_ALGOS, FT_CMP_FORMATS };
+enum ft_cmp_kind { FT_CMP_NONE, FT_CMP_ALGOS, FT_CMP_FORMATS, FT_CMP_BUILDS };
 enum ft_cmp_outliers { FT_OUTLIERS_TUKEY, FT_OUTLIERS_KEEP, FT_OUTLIERS_TRIM };
 enum ft_cmp_output { FT_CMP_TEXT, FT_CMP_JSON, FT_CMP_BENCHFMT };
 
@@ -57,6 +57,9 @@ struct ft_cmp_opts {
 	unsigned int max_rows; /* table rows before n are grouped; 0: one per n */
 	const char *baseline;
 	const char *plot;
+	const char *labels;	   /* --labels A,B,... (builds) */
+	const char *save_json;	   /* --save-json FILE: the JSON report too */
+	const char *save_benchfmt; /* --save-benchfmt FILE: the benchfmt lines too */
 };
 
 #define FT_CMP_OPTS_INIT                                                                   \
@@ -66,7 +69,8 @@ struct ft_cmp_opts {
 
 /*
  * Sets option `opt` ("compare", "baseline", "outliers", "strict",
- * "fail-on-regression", "format", "metric", "rows") from `arg`. Returns NULL,
+ * "fail-on-regression", "format", "metric", "rows", "labels", "save-json",
+ * "save-benchfmt") from `arg`. Returns NULL,
  * or a message saying what the option accepts.
  */
 const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg);
@@ -138,18 +142,26 @@ void ft_cmp_fmt_delta(char *buf, size_t size, double r);
 
 struct ft_run;
 struct ft_compare;
-typedef int (*ft_cmp_drain_fn)(void *ctx); /* moves ring buffer records to run->recs */
+typedef int (*ft_cmp_drain_fn)(void *ctx); /* moves ring buffer records to each run->recs */
+
+/* --compare builds: one build of fibdrv, loaded, with its own tracer and run. */
+struct ft_cmp_build {
+	const char *label, *device;
+	struct ft_run *run; /* its records; its algorithm list */
+};
 
 /*
  * Resolves the variants (--algo list, or every algorithm valid over the
- * sweep; formats dec and bin of one algorithm), the baseline and the hygiene
- * checks; refuses with --strict. Needs run->algos (names and max_n). Fills
- * run's sweep fields and filter_pid. Returns 0 or -(exit status); *out is
- * set either way (ft_compare_free it).
+ * sweep; formats dec and bin of one algorithm; builds[0..nbuilds-1], each
+ * with the one --algo or its device's default), the baseline and the
+ * hygiene checks; refuses with --strict. Needs run->algos (names and
+ * max_n). Fills run's sweep fields and filter_pid. Returns 0 or -(exit
+ * status); *out is set either way (ft_compare_free it).
  */
 int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, struct ft_run *run,
 		       const char *algo_list, const char *device, uint64_t first, uint64_t last,
-		       uint64_t step, unsigned int repeat, int cpu);
+		       uint64_t step, unsigned int repeat, int cpu,
+		       const struct ft_cmp_build *builds, int nbuilds);
 /* Interleaved rounds of reads; 0 or -(exit status). */
 int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn drain, void *ctx,
 		     volatile sig_atomic_t *stop);

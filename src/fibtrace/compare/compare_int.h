@@ -29,11 +29,20 @@ struct hygiene {
 
 struct variant {
 	char label[80];
-	int algo_id;
-	int format; /* FIBDRV_FORMAT_* */
+	int algo_id; /* in run->algos */
+	int format;  /* FIBDRV_FORMAT_* */
 	int fd;
+	const char *device;
+	struct ft_run *run; /* whose tracer records its reads: its build's */
+	size_t mark;	    /* while driving: run->recs[mark..] are the last read's records */
 	uint64_t reads, matched, unmatched, errors, removed;
 };
+
+/* The algorithm variant v reads with. */
+static inline const char *var_algo(const struct variant *v)
+{
+	return v->run->algos.name[v->algo_id];
+}
 
 /* Raw per-read values of one (variant, n). */
 struct raw_cell {
@@ -55,7 +64,6 @@ struct ft_compare {
 	int nhy;
 	uint64_t reads_issued, unmatched, read_errors;
 	bool interrupted;
-	size_t mark; /* while driving: run->recs[mark..] are the last read's records */
 	/* analysis */
 	struct ft_cmp_cell *cell; /* [variant * nn + nidx] */
 	struct ft_cmp_pair *pair; /* [(candidate order) * nn + nidx] */

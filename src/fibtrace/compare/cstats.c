@@ -19,7 +19,7 @@ static const char *const outlier_names[] = {"tukey", "keep", "trim"};
 
 const char *ft_cmp_kind_name(enum ft_cmp_kind k)
 {
-	return k == FT_CMP_FORMATS ? "formats" : "algos";
+	return k == FT_CMP_FORMATS ? "formats" : k == FT_CMP_BUILDS ? "builds" : "algos";
 }
 
 const char *ft_cmp_metric_name(enum ft_cmp_metric m)
@@ -54,8 +54,10 @@ const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg)
 			o->kind = FT_CMP_ALGOS;
 		else if (!strcmp(arg, "formats"))
 			o->kind = FT_CMP_FORMATS;
+		else if (!strcmp(arg, "builds"))
+			o->kind = FT_CMP_BUILDS;
 		else
-			return "algos or formats";
+			return "algos, formats or builds";
 	} else if (!strcmp(opt, "baseline")) {
 		if (!*arg)
 			return "a variant name";
@@ -89,6 +91,14 @@ const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg)
 		if (i == FT_METRIC_NR)
 			return "total, compute, format, copy or user";
 		o->metric = i;
+	} else if (!strcmp(opt, "labels")) {
+		if (!*arg || *arg == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',')
+			return "names separated by commas";
+		o->labels = arg;
+	} else if (!strcmp(opt, "save-json") || !strcmp(opt, "save-benchfmt")) {
+		if (!*arg)
+			return "a file name";
+		*(opt[5] == 'j' ? &o->save_json : &o->save_benchfmt) = arg;
 	} else if (!strcmp(opt, "rows")) {
 		char *end;
 		unsigned long v;

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fibtrace --compare algos|formats: the measurement, on sweep.h's read loop.
+ * fibtrace --compare algos|formats|builds: the measurement, on sweep.h's
+ * read loop.
  *
  * Every variant reads through its own open file (its own algorithm or output
- * format). A round visits every n and, for each n, every variant in turn,
- * the starting variant rotating from round to round, so slow drift (thermal,
- * frequency, other load) falls on every variant alike and none is always
- * first after another. Each read's kernel times come from the BPF per-read
- * record (fib_read total and its compute/format/copy stages); its user-side
- * time is CLOCK_MONOTONIC around read(). Records are matched to reads one
- * by one (single driving thread, pid filter = ourselves): a read whose record
- * is missing, extra or disagrees on n, algorithm or return value is counted
- * as unmatched and left out, never mixed in.
+ * format, or its own build's device, whose tracer records its reads). A round
+ * visits every n and, for each n, every variant in turn, the starting variant
+ * rotating from round to round, so slow drift (thermal, frequency, other
+ * load) falls on every variant alike and none is always first after another.
+ * Each read's kernel times come from the BPF per-read record (fib_read total
+ * and its compute/format/copy stages); its user-side time is CLOCK_MONOTONIC
+ * around read(). Records are matched to reads one by one (single driving
+ * thread, pid filter = ourselves): a read whose record is missing, extra (in
+ * its build's tracer or in another's) or disagrees on n, algorithm or return
+ * value is counted as unmatched and left out, never mixed in.
  */
 #include <inttypes.h>
 #include <unistd.h>
@@ -42,9 +44,25 @@ static void unmatched(struct ft_compare *c, struct variant *v)
 	c->unmatched++;
 }
 
+/* Records drained since the last read, over every build's run. */
+static size_t new_recs(const struct ft_compare *c)
+{
+	size_t total = 0;
+	int v, w;
+
+	for (v = 0; v < c->nv; v++) {
+		for (w = 0; w < v && c->var[w].run != c->var[v].run; w++)
+			;
+		if (w == v) /* the first variant of its run */
+			total += c->var[v].run->nrecs - c->var[v].mark;
+	}
+	return total;
+}
+
 /*
- * A counted read: its values into its cell when exactly one record,
- * run->recs[c->mark], matches it; otherwise counted as failed or unmatched.
+ * A counted read: its values into its cell when exactly one record, its
+ * build's v->run->recs[v->mark], matches it; otherwise counted as failed or
+ * unmatched.
  */
 static void record_read(struct ft_compare *c, struct ft_run *run, const struct ft_sweep_read *r)
 {
@@ -63,7 +81,7 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 		run->read_errors++;
 		return;
 	}
-	rec = run->nrecs == c->mark + 1 ? &run->recs[c->mark] : NULL;
+	rec = new_recs(c) == 1 && v->run->nrecs == v->mark + 1 ? &v->run->recs[v->mark] : NULL;
 	if (!rec || rec->n != r->n || rec->algo != (__u32)v->algo_id || rec->ret != r->got) {
 		unmatched(c, v);
 		return;
@@ -97,26 +115,37 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 	cell->count++;
 }
 
-/* After each read, its records drained: run->recs[c->mark .. run->nrecs). */
+/* Every variant's mark at its run's end: the next read's records follow. */
+static void set_marks(struct ft_compare *c)
+{
+	int v;
+
+	for (v = 0; v < c->nv; v++)
+		c->var[v].mark = c->var[v].run->nrecs;
+}
+
+/* After each read, its records drained: v->run->recs[v->mark .. nrecs) of each build. */
 static void on_read(void *ctx, const struct ft_sweep_read *r)
 {
 	struct drive *d = ctx;
+	int v;
 
-	if (r->warmup)
-		d->run->nrecs = d->c->mark; /* not part of the report either */
+	if (r->warmup) /* not part of the report either */
+		for (v = 0; v < d->c->nv; v++)
+			d->c->var[v].run->nrecs = d->c->var[v].mark;
 	else
 		record_read(d->c, d->run, r);
-	d->c->mark = d->run->nrecs;
+	set_marks(d->c);
 }
 
-static int open_variants(struct ft_compare *c, const struct ft_run *run, int *fds)
+static int open_variants(struct ft_compare *c, int *fds)
 {
 	int j;
 
 	for (j = 0; j < c->nv; j++) {
 		struct variant *v = &c->var[j];
 
-		v->fd = fibdev_open(c->device, run->algos.name[v->algo_id], v->format, "fibtrace");
+		v->fd = fibdev_open(v->device, var_algo(v), v->format, "fibtrace");
 		if (v->fd < 0) {
 			v->fd = -1;
 			return -FT_EXIT_ERROR;
@@ -156,10 +185,10 @@ int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn d
 		.ctx = &d,
 		.stop = stop,
 	};
-	int err = open_variants(c, run, fds);
+	int err = open_variants(c, fds);
 
 	if (!err) {
-		c->mark = run->nrecs;
+		set_marks(c);
 		if (ft_sweep_run(&s))
 			err = -FT_EXIT_ERROR;
 	}

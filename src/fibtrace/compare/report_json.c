@@ -46,7 +46,7 @@ static void json_hygiene(FILE *f, const struct ft_compare *c)
 	}
 }
 
-static void json_variants(FILE *f, const struct ft_compare *c, const struct ft_run *run)
+static void json_variants(FILE *f, const struct ft_compare *c)
 {
 	int v;
 
@@ -57,7 +57,9 @@ static void json_variants(FILE *f, const struct ft_compare *c, const struct ft_r
 		fprintf(f, "%s\n    {\"label\": ", v ? "," : "");
 		json_str(f, x->label);
 		fprintf(f, ", \"algo\": ");
-		json_str(f, run->algos.name[x->algo_id]);
+		json_str(f, var_algo(x));
+		fprintf(f, ", \"device\": ");
+		json_str(f, x->device);
 		fprintf(f,
 			", \"algo_id\": %d, \"format\": \"%s\", \"baseline\": %s, \"reads\": "
 			"%" PRIu64 ", \"matched\": %" PRIu64 ", \"unmatched\": %" PRIu64
@@ -178,7 +180,7 @@ static void json_section(FILE *f, void *ctx)
 
 	json_settings(f, j->c);
 	json_hygiene(f, j->c);
-	json_variants(f, j->c, j->run);
+	json_variants(f, j->c);
 	json_stats(f, j->c, j->run);
 	json_pairs(f, j->c);
 	json_summary(f, j->c);
@@ -205,8 +207,11 @@ static void bench_line(FILE *f, const struct ft_compare *c, const struct ft_run 
 	int m;
 
 	if (c->o.kind == FT_CMP_FORMATS)
-		fprintf(f, "BenchmarkFibRead/algo=%s/format=%s/n=%" PRIu64,
-			run->algos.name[c->var[v].algo_id], c->var[v].label, nth(c, i));
+		fprintf(f, "BenchmarkFibRead/algo=%s/format=%s/n=%" PRIu64, var_algo(&c->var[v]),
+			c->var[v].label, nth(c, i));
+	else if (c->o.kind == FT_CMP_BUILDS)
+		fprintf(f, "BenchmarkFibRead/algo=%s/build=%s/n=%" PRIu64, var_algo(&c->var[v]),
+			c->var[v].label, nth(c, i));
 	else
 		fprintf(f, "BenchmarkFibRead/algo=%s/n=%" PRIu64, c->var[v].label, nth(c, i));
 	if (c->o.metric == FT_METRIC_COUNTER)

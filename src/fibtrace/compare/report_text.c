@@ -58,7 +58,14 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 		nth(c, c->nn - 1), c->step, c->nn, c->repeat, WARMUP_ROUNDS, c->var[c->base].label);
 	if (c->o.kind == FT_CMP_FORMATS)
 		fprintf(f, "algorithm %s, output format dec (decimal) against bin (binary limbs)\n",
-			run->algos.name[c->var[0].algo_id]);
+			var_algo(&c->var[0]));
+	if (c->o.kind == FT_CMP_BUILDS) {
+		fprintf(f, "algorithm %s; builds side by side, each traced by its own BPF object:",
+			var_algo(&c->var[0]));
+		for (v = 0; v < c->nv; v++)
+			fprintf(f, " %s (%s)", c->var[v].label, c->var[v].device);
+		fputc('\n', f);
+	}
 	for (h = 0; h < c->nhy; h++)
 		fprintf(f, "hygiene: %-4s %-15s %s\n",
 			c->hy[h].status == HY_WARN ? "WARN" : cmp_hy_status_name(c->hy[h].status),

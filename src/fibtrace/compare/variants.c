@@ -14,7 +14,7 @@
 #include "compare_int.h"
 
 static int add_variant(struct ft_compare *c, int algo_id, const char *algo_name, int format,
-		       const char *label)
+		       const char *label, const char *device, struct ft_run *run)
 {
 	struct variant *v;
 	int i, dup = 1;
@@ -28,7 +28,9 @@ static int add_variant(struct ft_compare *c, int algo_id, const char *algo_name,
 	v->algo_id = algo_id;
 	v->format = format;
 	v->fd = -1;
-	for (i = 0; i < c->nv; i++)
+	v->device = device;
+	v->run = run;
+	for (i = 0; i < c->nv && !label; i++)
 		if (c->var[i].algo_id == algo_id && c->var[i].format == format)
 			dup++;
 	/* Naming one algorithm twice (an A/A run) gives it distinct labels. */
@@ -50,10 +52,10 @@ static int check_max_n(const struct ft_run *run, int id, uint64_t last)
 	return -FT_EXIT_USAGE;
 }
 
-static int device_default_algo(const struct ft_compare *c, const struct ft_run *run)
+static int device_default_algo(const char *device, const struct ft_run *run)
 {
 	char name[FIBDRV_ALGO_NAME_MAX];
-	int fd = fibdev_open(c->device, NULL, -1, "fibtrace"), id = -1;
+	int fd = fibdev_open(device, NULL, -1, "fibtrace"), id = -1;
 
 	if (fd < 0)
 		return -FT_EXIT_ERROR;
@@ -61,14 +63,14 @@ static int device_default_algo(const struct ft_compare *c, const struct ft_run *
 		id = fibdev_algo_index(&run->algos, name);
 	close(fd);
 	if (id < 0) {
-		fprintf(stderr, "fibtrace: cannot tell the device's default algorithm\n");
+		fprintf(stderr, "fibtrace: cannot tell %s's default algorithm\n", device);
 		return -FT_EXIT_ERROR;
 	}
 	return id;
 }
 
 /* --compare formats: dec and bin of the one --algo, or of the device's default. */
-static int resolve_formats(struct ft_compare *c, const struct ft_run *run, const int *ids, int nid,
+static int resolve_formats(struct ft_compare *c, struct ft_run *run, const int *ids, int nid,
 			   uint64_t last)
 {
 	int id, err;
@@ -77,22 +79,65 @@ static int resolve_formats(struct ft_compare *c, const struct ft_run *run, const
 		fprintf(stderr, "fibtrace: --compare formats takes one --algo\n");
 		return -FT_EXIT_USAGE;
 	}
-	id = nid ? ids[0] : device_default_algo(c, run);
+	id = nid ? ids[0] : device_default_algo(c->device, run);
 	if (id < 0)
 		return id;
 	err = check_max_n(run, id, last);
 	if (!err)
-		err = add_variant(c, id, run->algos.name[id], FIBDRV_FORMAT_DEC, "dec");
+		err = add_variant(c, id, run->algos.name[id], FIBDRV_FORMAT_DEC, "dec", c->device,
+				  run);
 	if (!err)
-		err = add_variant(c, id, run->algos.name[id], FIBDRV_FORMAT_BIN, "bin");
+		err = add_variant(c, id, run->algos.name[id], FIBDRV_FORMAT_BIN, "bin", c->device,
+				  run);
 	return err;
 }
 
-static int resolve_variants(struct ft_compare *c, const struct ft_run *run, const char *algo_list,
-			    uint64_t last)
+/*
+ * --compare builds: one variant per build, all with one algorithm: the
+ * --algo named, or every build's default, which must then agree by name.
+ */
+static int resolve_builds(struct ft_compare *c, const char *algo_list, uint64_t last,
+			  const struct ft_cmp_build *builds, int nb)
+{
+	int i, id, err;
+
+	for (i = 0; i < nb; i++) {
+		struct ft_run *r = builds[i].run;
+
+		if (algo_list) {
+			if (ft_algo_list_parse(r, algo_list, last, &id, 1,
+					       "--compare builds (one --algo)") < 0)
+				return -FT_EXIT_USAGE;
+		} else {
+			id = device_default_algo(builds[i].device, r);
+			if (id < 0)
+				return id;
+		}
+		if (i && strcmp(r->algos.name[id], var_algo(&c->var[0]))) {
+			fprintf(stderr,
+				"fibtrace: %s reads with %s by default, %s with %s: name one with "
+				"--algo\n",
+				builds[0].label, var_algo(&c->var[0]), builds[i].label,
+				r->algos.name[id]);
+			return -FT_EXIT_USAGE;
+		}
+		err = check_max_n(r, id, last);
+		if (!err)
+			err = add_variant(c, id, r->algos.name[id], FIBDRV_FORMAT_DEC,
+					  builds[i].label, builds[i].device, r);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int resolve_variants(struct ft_compare *c, struct ft_run *run, const char *algo_list,
+			    uint64_t last, const struct ft_cmp_build *builds, int nb)
 {
 	int ids[FT_CMP_MAX_VARIANTS], nid = 0, i, err;
 
+	if (c->o.kind == FT_CMP_BUILDS)
+		return resolve_builds(c, algo_list, last, builds, nb);
 	if (algo_list) {
 		nid = ft_algo_list_parse(run, algo_list, last, ids, FT_CMP_MAX_VARIANTS,
 					 "--compare");
@@ -115,7 +160,8 @@ static int resolve_variants(struct ft_compare *c, const struct ft_run *run, cons
 		return -FT_EXIT_USAGE;
 	}
 	for (i = 0; i < nid; i++) {
-		err = add_variant(c, ids[i], run->algos.name[ids[i]], FIBDRV_FORMAT_DEC, NULL);
+		err = add_variant(c, ids[i], run->algos.name[ids[i]], FIBDRV_FORMAT_DEC, NULL,
+				  c->device, run);
 		if (err)
 			return err;
 	}
@@ -161,7 +207,8 @@ static int alloc_raw(struct ft_compare *c)
 
 int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, struct ft_run *run,
 		       const char *algo_list, const char *device, uint64_t first, uint64_t last,
-		       uint64_t step, unsigned int repeat, int cpu)
+		       uint64_t step, unsigned int repeat, int cpu,
+		       const struct ft_cmp_build *builds, int nbuilds)
 {
 	struct ft_compare *c = calloc(1, sizeof(*c));
 	int err;
@@ -180,7 +227,7 @@ int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, str
 		fprintf(stderr, "fibtrace: --compare: at most 1000000 values of n\n");
 		return -FT_EXIT_USAGE;
 	}
-	err = resolve_variants(c, run, algo_list, last);
+	err = resolve_variants(c, run, algo_list, last, builds, nbuilds);
 	if (!err)
 		err = resolve_baseline(c);
 	if (!err)

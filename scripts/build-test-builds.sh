@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The builds of fibdrv that tests/guest/test_fibtrace_builds.py compares with
+# `fibtrace --compare builds`, for each kernel release given:
+#
+#   build/KVER/builds/fibdrv_a.ko     the working tree, under the name fibdrv_a
+#   build/KVER/builds/fibdrv_b.ko     the same sources again, as fibdrv_b (A/A)
+#   build/KVER/builds/fibdrv_slow.ko  the same with a slowdown planted in a copy
+#                                     of the sources (never committed):
+#                                     fibdrv_format() busy-waits PLANT_US
+#                                     microseconds when the decimal text is
+#                                     longer than PLANT_MIN_LEN bytes, so
+#                                     small n are untouched
+#
+# Usage: build-test-builds.sh "LIB_OBJS" KVER...  (make test-builds)
+# Prints "PASS|FAIL builds.modules..." lines for the test runner.
+set -uo pipefail
+lib_objs=${1:?usage: build-test-builds.sh LIB_OBJS KVER...}
+shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+plant_us=${PLANT_US:-1000}
+plant_min_len=${PLANT_MIN_LEN:-1000}
+status=0
+
+for kver in "$@"; do
+	out=$top/build/$kver/builds
+	mkdir -p "$out"
+	# The planted copy: one line before the formatting call, checked to be there.
+	slow=$out/src-slow
+	rm -rf "$slow"
+	cp -r "$top/fibdrv" "$slow"
+	sed -i -e 's|^#include <linux/device.h>$|&\n#include <linux/delay.h>|' \
+		-e "s|^\(\t*\)len = fib_format(value, format, buf, len);|\1if (len > $plant_min_len)\n\1\tudelay($plant_us); /* planted by build-test-builds.sh */\n&|" \
+		"$slow/fibdrv_main.c"
+	if ! grep -q 'planted by build-test-builds.sh' "$slow/fibdrv_main.c" ||
+		! grep -q '^#include <linux/delay.h>' "$slow/fibdrv_main.c"; then
+		echo "FAIL builds.modules.$kver: cannot plant the slowdown (fibdrv_format changed?)"
+		status=1
+		continue
+	fi
+	ok=1
+	for spec in "fibdrv_a:$top/fibdrv" "fibdrv_b:$top/fibdrv" "fibdrv_slow:$slow"; do
+		name=${spec%%:*}
+		if ! "$top/scripts/build-module.sh" "$kver" "$lib_objs" "$name" "${spec#*:}" "$out" >/dev/null; then
+			echo "FAIL builds.modules.$kver: $name did not build"
+			ok=0
+			status=1
+		fi
+	done
+	[ "$ok" = 1 ] && echo "PASS builds.modules.$kver: fibdrv_a, fibdrv_b, fibdrv_slow (udelay($plant_us) over $plant_min_len digits)"
+done
+exit $status

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The builds a run traces (builds.h): the loaded fibdrv, or the module
+ * files of --compare builds, loaded side by side and each traced by its own
+ * tracer, so that their reads can alternate read by read.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "builds.h"
+
+/* The module name in @ko's .modinfo ("name=..."): 0 or -(exit status). */
+static int ko_module_name(const char *ko, char *name, size_t size)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC), err = -FT_EXIT_USAGE;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	struct stat st;
+	void *map;
+	int i;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "fibtrace: %s: %s\n", ko, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	map = (size_t)st.st_size >= sizeof(*eh)
+		      ? mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+		      : MAP_FAILED;
+	close(fd);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, "fibtrace: %s: not a kernel module\n", ko);
+		return err;
+	}
+	eh = map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > (size_t)st.st_size ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		goto out;
+	sh = (const Elf64_Shdr *)((const char *)map + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *secname =
+			(const char *)map + sh[eh->e_shstrndx].sh_offset + sh[i].sh_name;
+		const char *p, *end;
+
+		if (sh[i].sh_offset + sh[i].sh_size > (size_t)st.st_size ||
+		    strcmp(secname, ".modinfo"))
+			continue;
+		p = (const char *)map + sh[i].sh_offset;
+		end = p + sh[i].sh_size;
+		for (; p < end; p += strnlen(p, end - p) + 1)
+			if (!strncmp(p, "name=", 5) && strnlen(p, end - p) < (size_t)(end - p)) {
+				snprintf(name, size, "%s", p + 5);
+				err = 0;
+				goto out;
+			}
+	}
+out:
+	if (err)
+		fprintf(stderr,
+			"fibtrace: %s: no module name (.modinfo name=): not a kernel module?\n",
+			ko);
+	munmap(map, st.st_size);
+	return err;
+}
+
+static int load_ko(struct ft_build *b)
+{
+	char path[128];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/sys/module/%s", b->module);
+	if (!access(path, F_OK)) {
+		fprintf(stderr,
+			"fibtrace: module %s (%s) is loaded already: unload it (rmmod %s) so that "
+			"what is measured is the file named\n",
+			b->module, b->ko, b->module);
+		return -FT_EXIT_USAGE;
+	}
+	fd = open(b->ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
+		int e = errno;
+
+		fprintf(stderr, "fibtrace: cannot load %s: %s\n", b->ko, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return e == EPERM ? -FT_EXIT_PERM : -FT_EXIT_NO_FIBDRV;
+	}
+	close(fd);
+	b->loaded = true;
+	/* devtmpfs creates the node right after misc_register; wait up to 2 s. */
+	for (i = 0; i < 200 && access(b->device, F_OK); i++)
+		usleep(10000);
+	if (access(b->device, F_OK)) {
+		fprintf(stderr,
+			"fibtrace: %s loaded but %s did not appear (built with "
+			"make module MODNAME=%s?)\n",
+			b->ko, b->device, b->module);
+		return -FT_EXIT_NO_FIBDRV;
+	}
+	return 0;
+}
+
+static void set_device(struct ft_build *b)
+{
+	if (!strcmp(b->module, "fibdrv"))
+		snprintf(b->device, sizeof(b->device), "%s", FIBDRV_DEVICE_PATH);
+	else
+		snprintf(b->device, sizeof(b->device), "/dev/%s", b->module);
+}
+
+/* --compare builds: names, labels, distinct modules; then each file loaded. */
+static int open_kos(struct ft_builds *bs, const struct ft_cli *cli)
+{
+	const char *lab = cli->cmp.labels;
+	int i, j, err;
+
+	for (i = 0; i < cli->nko; i++) {
+		struct ft_build *b = &bs->b[i];
+		size_t len;
+
+		b->ko = cli->kos[i];
+		err = ko_module_name(b->ko, b->module, sizeof(b->module));
+		if (err)
+			return err;
+		for (j = 0; j < i; j++)
+			if (!strcmp(bs->b[j].module, b->module)) {
+				fprintf(stderr,
+					"fibtrace: %s and %s are both module %s: two builds load "
+					"side "
+					"by side only under different names (make module "
+					"MODNAME=NAME)\n",
+					bs->b[j].ko, b->ko, b->module);
+				return -FT_EXIT_USAGE;
+			}
+		set_device(b);
+		len = lab ? strcspn(lab, ",") : strlen(b->module);
+		snprintf(b->label, sizeof(b->label), "%.*s", (int)len, lab ? lab : b->module);
+		if (lab)
+			lab = lab[len] ? lab + len + 1 : NULL;
+		else if (cli->cmp.labels)
+			break;
+	}
+	if (cli->cmp.labels && (lab || i < cli->nko)) {
+		fprintf(stderr, "fibtrace: --labels names %s builds than the %d given\n",
+			lab ? "more" : "fewer", cli->nko);
+		return -FT_EXIT_USAGE;
+	}
+	bs->n = cli->nko;
+	for (i = 0; i < bs->n; i++) {
+		err = load_ko(&bs->b[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A build's run: the settings of @proto, nothing measured yet. */
+static int new_run(struct ft_build *b, const struct ft_run *proto)
+{
+	b->targets = calloc(1, sizeof(*b->targets));
+	b->run = malloc(sizeof(*b->run));
+	if (!b->targets || !b->run)
+		return -FT_EXIT_ERROR;
+	*b->run = *proto;
+	b->run->targets = b->targets;
+	b->run->recs = NULL;
+	b->run->nrecs = b->run->caprecs = 0;
+	b->run->nwarnings = 0;
+	b->run->timeline = NULL;
+	b->run->tree = NULL;
+	b->run->ntree = 0;
+	b->run->tree_root = -1;
+	return 0;
+}
+
+int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run *run)
+{
+	int i, err;
+
+	memset(bs, 0, sizeof(*bs));
+	for (i = 0; i < FT_CMP_MAX_VARIANTS; i++)
+		bs->b[i].calib.fd = -1;
+	bs->n = 1;
+	snprintf(bs->b[0].module, sizeof(bs->b[0].module), "fibdrv");
+	snprintf(bs->b[0].device, sizeof(bs->b[0].device), "%s", cli->device);
+	if (cli->nko && (err = open_kos(bs, cli)))
+		return err;
+	for (i = 0; i < bs->n; i++) {
+		struct ft_build *b = &bs->b[i];
+
+		if (!i)
+			b->run = run;
+		else if ((err = new_run(b, run)))
+			return err;
+		err = ft_discover(b->run->targets, b->module, cli->funcs, cli->kprobe,
+				  cli->discover, cli->compensate, b->run);
+		if (err)
+			return err;
+		fibdev_list_algos(b->device, &b->run->algos);
+	}
+	return 0;
+}
+
+void ft_builds_share(struct ft_builds *bs)
+{
+	const struct ft_run *run = bs->b[0].run;
+	int i;
+
+	for (i = 1; i < bs->n; i++) {
+		struct ft_run *r = bs->b[i].run;
+
+		r->filter_pid = run->filter_pid;
+		r->counters = run->counters;
+		if (run->sweep)
+			ft_run_set_sweep(r, run->first, run->last, run->step, run->repeat);
+	}
+}
+
+int ft_builds_consume(void *builds)
+{
+	struct ft_builds *bs = builds;
+	int i, n, total = 0;
+
+	for (i = 0; i < bs->n; i++) {
+		n = ft_tracer_consume(bs->b[i].tr);
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+/* The first build's run says @w already (the same kernel gives the same warnings). */
+static bool has_warning(const struct ft_run *run, const char *w)
+{
+	int k;
+
+	for (k = 0; k < run->nwarnings; k++)
+		if (!strcmp(run->warnings[k], w))
+			return true;
+	return false;
+}
+
+void ft_builds_collect(struct ft_builds *bs)
+{
+	struct ft_run *run = bs->b[0].run;
+	int i, k, w;
+
+	for (i = 0; i < bs->n; i++) {
+		const struct ft_run *r = bs->b[i].run;
+
+		ft_tracer_collect(bs->b[i].tr);
+		if (!i)
+			continue;
+		for (k = 0; k < FT_LOST_NR; k++)
+			run->lost[k] += r->lost[k];
+		run->recursion_misses += r->recursion_misses;
+		for (w = 0; w < r->nwarnings; w++)
+			if (!has_warning(run, r->warnings[w]) &&
+			    run->nwarnings <
+				    (int)(sizeof(run->warnings) / sizeof(run->warnings[0])))
+				snprintf(run->warnings[run->nwarnings++], sizeof(run->warnings[0]),
+					 "%s: %s", bs->b[i].label, r->warnings[w]);
+	}
+}
+
+/*
+ * delete_module, waiting up to 2 s while the module is still referenced: a
+ * destroyed BPF link releases its program (and the program its module
+ * reference) after an RCU grace period. 0, or -1 with errno.
+ */
+static int unload_ko(const char *module)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!syscall(SYS_delete_module, module, O_NONBLOCK))
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EBUSY)
+			return -1;
+		usleep(20000);
+	}
+	return -1;
+}
+
+void ft_builds_close(struct ft_builds *bs)
+{
+	int i;
+
+	for (i = bs->n - 1; i >= 0; i--) {
+		struct ft_build *b = &bs->b[i];
+
+		ft_tracer_free(b->tr);
+		b->tr = NULL;
+		ft_calibrate_close(&b->calib);
+		if (i) {
+			if (b->run) {
+				free(b->run->recs);
+				free(b->run->tree);
+			}
+			free(b->run);
+			free(b->targets);
+		}
+		if (b->loaded && unload_ko(b->module))
+			fprintf(stderr, "fibtrace: cannot unload %s: %s\n", b->module,
+				strerror(errno));
+	}
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""fibtrace --compare builds in the guest: two builds of fibdrv loaded side by
+side, each traced by its own BPF object, compared read by read.
+
+The builds come from scripts/build-test-builds.sh (make test-builds, run by
+tests/run.sh before the guests): fibdrv_a and fibdrv_b are the working tree
+under two names (A/A), fibdrv_slow the same with a busy wait planted in
+fibdrv_format() for decimal texts over 1000 digits (n above about 4800).
+
+Checks: usage errors (exit 2, nothing left loaded), the A/A run (exit 0
+under --fail-on-regression 5, exact read counts, JSON schema, the builds
+unloaded after), --kprobe (every read matched, no kprobe event left), the
+planted slowdown (exit 8, flagged at the large n and not
+at n = 100, named on stderr), the saved JSON and benchfmt files.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gtest  # noqa: E402
+from gtest import check  # noqa: E402
+from test_fibtrace import validate  # noqa: E402
+from test_fibtrace_compare import check_counts  # noqa: E402
+
+FIBTRACE = "build/fibtrace"
+SCHEMA = "docs/fibtrace.schema.json"
+OUT = "build/vm"
+SWEEP, NS, ROUNDS = "100:20100:10000", [100, 10100, 20100], 15
+BENCH_RE = re.compile(r"^BenchmarkFibRead/algo=[^/\s]+/build=(a|b)/n=(\d+) 1 \d+ ns/op")
+
+
+def run(args, timeout=400):
+    p = subprocess.run([FIBTRACE] + args, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def loaded(name):
+    return os.path.exists(f"/sys/module/{name}")
+
+
+def run_json(name, args, want_rc):
+    rc, out, err = run(args + ["--json"])
+    check(f"{name}.exit", rc == want_rc, f"exit {rc} (want {want_rc}): {err.strip()[-400:]}")
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(f"{name}.json", False, f"{e}: {out[:200]!r}")
+        return None, err
+    with open(SCHEMA) as f:
+        errs = validate(doc, json.load(f))
+    check(f"{name}.schema", not errs, "; ".join(errs[:5]))
+    check(f"{name}.kind", doc["settings"]["kind"] == "builds", doc["settings"]["kind"])
+    left = [m for m in ("fibdrv_a", "fibdrv_b", "fibdrv_slow") if loaded(m)]
+    check(f"{name}.unloaded", not left, f"still loaded after fibtrace: {left}")
+    return doc, err
+
+
+def usage(ko):
+    """Refusals: exit 2 with a reason, nothing left loaded."""
+    cases = [
+        ([ko["a"]], "one_build"),
+        ([ko["a"], ko["a"]], "same_module"),
+        ([ko["a"], "/etc/hostname"], "not_a_module"),
+        ([ko["a"], "build/no/such.ko"], "missing_file"),
+        ([ko["a"], ko["b"], "--labels", "x"], "labels_count"),
+        ([ko["a"], ko["b"], "--load", ko["a"]], "load"),
+    ]
+    for extra, what in cases:
+        rc, out, err = run(["--compare", "builds", "--sweep", "100:100"] + extra, timeout=60)
+        left = [m for m in ("fibdrv_a", "fibdrv_b") if loaded(m)]
+        check(f"builds.usage.{what}", rc == 2 and err.strip() != "" and not left,
+              f"exit {rc}, left loaded {left}, stderr {err.strip()[-200:]!r}")
+    # A build already loaded is refused: what is measured must be the file named.
+    subprocess.run(["insmod", ko["a"]], check=True)
+    rc, out, err = run(["--compare", "builds", "--sweep", "100:100", ko["a"], ko["b"]],
+                       timeout=60)
+    check("builds.usage.loaded_already", rc == 2 and "loaded already" in err and
+          not loaded("fibdrv_b"), f"exit {rc}: {err.strip()[-200:]!r}")
+    subprocess.run(["rmmod", "fibdrv_a"], check=False)
+
+
+def aa(ko):
+    """The same sources twice: no regression over 5%, every read matched."""
+    bench = f"{OUT}/builds-aa.bench"
+    saved = f"{OUT}/builds-aa.json"
+    doc, err = run_json("builds.aa", ["--compare", "builds", ko["a"], ko["b"], "--labels", "a,b",
+                                      "--sweep", SWEEP, "--repeat", str(ROUNDS), "--cpu", "0",
+                                      "--fail-on-regression", "5", "--save-benchfmt", bench,
+                                      "--save-json", saved], want_rc=0)
+    if not doc:
+        return
+    check_counts("builds.aa", doc, ["a", "b"], NS, ROUNDS)
+    devices = [v["device"] for v in doc["variants"]]
+    check("builds.aa.devices", devices == ["/dev/fibdrv_a", "/dev/fibdrv_b"], str(devices))
+    sig = [(c["n"], round(c["ratio"], 3)) for c in doc["compare"] if c["significant"]]
+    print(f"# builds.aa: significant at {sig}; "
+          + " ".join(f"n={c['n']}:{c['ratio']:.3f}" for c in doc["compare"]), flush=True)
+    try:
+        with open(saved) as f:
+            same = json.load(f)["compare"] == doc["compare"]
+        check("builds.aa.save_json", same, "the saved JSON differs from stdout's")
+        with open(bench) as f:
+            lines = [m.groups() for m in map(BENCH_RE.match, f) if m]
+        want = {(lab, str(n)) for lab in "ab" for n in NS}
+        check("builds.aa.save_benchfmt", len(lines) == 2 * len(NS) * ROUNDS and
+              set(lines) == want, f"{len(lines)} lines")
+    except (OSError, ValueError, KeyError) as e:
+        check("builds.aa.saved", False, repr(e))
+
+
+def kprobes(ko):
+    """--kprobe: each tracer its own kprobe events, all removed at the end."""
+    rc, out, err = run(["--compare", "builds", ko["a"], ko["b"], "--labels", "a,b", "--kprobe",
+                        "--sweep", "100:100", "--repeat", "5", "--cpu", "0", "--json"])
+    try:
+        doc = json.loads(out)
+        matched = [(v["matched"], v["unmatched"]) for v in doc["variants"]]
+    except (ValueError, KeyError) as e:
+        matched = repr(e)
+    check("builds.kprobe.matched", rc == 0 and matched == [(5, 0), (5, 0)],
+          f"exit {rc}, matched {matched}: {err.strip()[-300:]}")
+    try:
+        with open("/sys/kernel/tracing/kprobe_events") as f:
+            left = [line for line in f if "fibtrace_" in line]
+        check("builds.kprobe.events_removed", not left and "cannot remove" not in err,
+              f"left {left[:3]}; {err.strip()[-200:]}")
+    except OSError as e:
+        gtest.skip("builds.kprobe.events_removed", f"no tracefs: {e}")
+
+
+def slow(ko):
+    """The planted busy wait: flagged at the large n, not at n = 100; exit 8."""
+    doc, err = run_json("builds.slow", ["--compare", "builds", ko["a"], ko["slow"], "--labels",
+                                        "a,slow", "--sweep", SWEEP, "--repeat", str(ROUNDS),
+                                        "--cpu", "0", "--fail-on-regression", "5"], want_rc=8)
+    if not doc:
+        return
+    by_n = {c["n"]: c for c in doc["compare"]}
+    print("# builds.slow: " + " ".join(f"n={n}:{c['ratio']:.3f}(p={c['p_holm']:.2g})"
+                                       for n, c in sorted(by_n.items())), flush=True)
+    big = [n for n in NS if n > 5000]
+    check("builds.slow.flagged", all(by_n[n]["significant"] and by_n[n]["ratio"] > 1.05
+                                     for n in big), str({n: by_n[n] for n in big}))
+    small = by_n[100]
+    check("builds.slow.small_n_clean", not (small["significant"] and small["ratio"] > 1.05),
+          str(small))
+    check("builds.slow.named", re.search(r"regression: slow is [0-9.]+% slower than a at "
+                                         r"n = (10100|20100)", err) is not None,
+          err.strip()[-300:])
+
+
+def main():
+    kver = os.uname().release
+    ko = {k: f"build/{kver}/builds/fibdrv_{k}.ko" for k in ("a", "b", "slow")}
+    missing = [p for p in ko.values() if not os.path.exists(p)]
+    if missing:
+        gtest.fail("builds.modules", f"{missing} not built (make test-builds)")
+        gtest.exit()
+    print(f"# fibtrace --compare builds on {kver}", flush=True)
+    usage(ko)
+    aa(ko)
+    kprobes(ko)
+    slow(ko)
+    gtest.exit()
+
+
+if __name__ == "__main__":
+    gtest.run(main)
