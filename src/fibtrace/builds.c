@@ -227,6 +227,19 @@ void ft_builds_share(struct ft_builds *bs)
 	}
 }
 
+void ft_builds_pool_costs(struct ft_builds *bs)
+{
+	struct ft_tracer *trs[FT_CMP_MAX_VARIANTS];
+	struct ft_run *runs[FT_CMP_MAX_VARIANTS];
+	int i;
+
+	for (i = 0; i < bs->n; i++) {
+		trs[i] = bs->b[i].tr;
+		runs[i] = bs->b[i].run;
+	}
+	ft_calibrate_pool(trs, runs, bs->n);
+}
+
 int ft_builds_consume(void *builds)
 {
 	struct ft_builds *bs = builds;

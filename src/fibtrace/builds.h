@@ -44,6 +44,8 @@ struct ft_builds {
 int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run *run);
 /* What prepare decided for build 0's run (sweep, pid filter, counters), to the others. */
 void ft_builds_share(struct ft_builds *bs);
+/* Several builds: one calibrated cost for all their tracers (ft_calibrate_pool). */
+void ft_builds_pool_costs(struct ft_builds *bs);
 /* Drains every build's ring buffer into its run: records, or -errno. */
 int ft_builds_consume(void *builds);
 /* Collects every tracer; adds the other builds' losses and warnings to build 0's run. */

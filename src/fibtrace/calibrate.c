@@ -271,6 +271,51 @@ void ft_calibrate_tick(void *calib)
 	c->last_s = ft_now_s();
 }
 
+/* Mode @m's cost of every run: their mean, the error widened by their spread. */
+static void pool_mode(struct ft_run *const *runs, int n, int m)
+{
+	double full = 0, in = 0, fmin = INFINITY, fmax = 0, imin = INFINITY, imax = 0;
+	double ferr = 0, ierr = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct ft_cost *c = &runs[i]->overhead.mode[m];
+
+		if (!c->valid)
+			return; /* one build uncalibrated: each keeps its own (or none) */
+		full += c->full_ns / n;
+		in += c->in_ns / n;
+		fmin = fmin < c->full_ns ? fmin : c->full_ns;
+		fmax = fmax > c->full_ns ? fmax : c->full_ns;
+		imin = imin < c->in_ns ? imin : c->in_ns;
+		imax = imax > c->in_ns ? imax : c->in_ns;
+		ferr = ferr > c->full_err ? ferr : c->full_err;
+		ierr = ierr > c->in_err ? ierr : c->in_err;
+	}
+	for (i = 0; i < n; i++) {
+		struct ft_cost *c = &runs[i]->overhead.mode[m];
+
+		c->full_ns = full;
+		c->in_ns = in;
+		c->full_err = ferr + (fmax - fmin) / 2;
+		c->in_err = ierr + (imax - imin) / 2;
+		c->run_full_min = fmin;
+		c->run_full_max = fmax;
+	}
+}
+
+void ft_calibrate_pool(struct ft_tracer *const *trs, struct ft_run *const *runs, int n)
+{
+	int i, m;
+
+	if (n < 2)
+		return;
+	for (m = 0; m < 2; m++)
+		pool_mode(runs, n, m);
+	for (i = 0; i < n; i++)
+		push_costs(trs[i], runs[i]);
+}
+
 void ft_calibrate_close(struct ft_calib *c)
 {
 	if (c->fd >= 0)

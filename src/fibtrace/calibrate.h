@@ -55,6 +55,16 @@ int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run);
  * move. @calib: a struct ft_calib (an ft_sweep tick).
  */
 void ft_calibrate_tick(void *calib);
+/*
+ * --compare builds: one cost per mode for every build's tracer. Their
+ * programs are the same and run on one machine, so their true costs are
+ * equal; separate calibrations differ by noise, and that noise times the
+ * traced calls per read would become a difference between the builds (seen
+ * in an A/A run: +15.8% at n = 100, Holm p = 0.045). Each mode's cost
+ * becomes the builds' mean; its error bound the largest one plus half the
+ * builds' spread; run_full_min/max their range. Pushed into every tracer.
+ */
+void ft_calibrate_pool(struct ft_tracer *const *trs, struct ft_run *const *runs, int n);
 void ft_calibrate_close(struct ft_calib *c);
 
 #endif

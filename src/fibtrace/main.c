@@ -302,13 +302,18 @@ static int start_tracer(const struct ft_cli *cli, struct ft_build *b)
 	return err;
 }
 
-/* Every build's tracer, one after the other (--compare builds has several). */
+/*
+ * Every build's tracer, one after the other (--compare builds has several),
+ * then one calibrated cost for all of them.
+ */
 static int start_tracers(const struct ft_cli *cli, struct ft_builds *bs)
 {
 	int i, err = 0;
 
 	for (i = 0; i < bs->n && !err; i++)
 		err = start_tracer(cli, &bs->b[i]);
+	if (!err)
+		ft_builds_pool_costs(bs);
 	return err;
 }
 

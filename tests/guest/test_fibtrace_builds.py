@@ -22,11 +22,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
 from gtest import check  # noqa: E402
-from test_fibtrace import validate  # noqa: E402
 from test_fibtrace_compare import check_counts  # noqa: E402
+from test_fibtrace_compare import run_json as compare_run_json  # noqa: E402
 
 FIBTRACE = "build/fibtrace"
-SCHEMA = "docs/fibtrace.schema.json"
 OUT = "build/vm"
 SWEEP, NS, ROUNDS = "100:20100:10000", [100, 10100, 20100], 15
 BENCH_RE = re.compile(r"^BenchmarkFibRead/algo=[^/\s]+/build=(a|b)/n=(\d+) 1 \d+ ns/op")
@@ -42,17 +41,10 @@ def loaded(name):
 
 
 def run_json(name, args, want_rc):
-    rc, out, err = run(args + ["--json"])
-    check(f"{name}.exit", rc == want_rc, f"exit {rc} (want {want_rc}): {err.strip()[-400:]}")
-    try:
-        doc = json.loads(out)
-    except ValueError as e:
-        check(f"{name}.json", False, f"{e}: {out[:200]!r}")
-        return None, err
-    with open(SCHEMA) as f:
-        errs = validate(doc, json.load(f))
-    check(f"{name}.schema", not errs, "; ".join(errs[:5]))
-    check(f"{name}.kind", doc["settings"]["kind"] == "builds", doc["settings"]["kind"])
+    """test_fibtrace_compare's run (exit status, JSON, schema), then the builds' own checks."""
+    doc, err = compare_run_json(name, args, want_rc)
+    if doc:
+        check(f"{name}.kind", doc["settings"]["kind"] == "builds", doc["settings"]["kind"])
     left = [m for m in ("fibdrv_a", "fibdrv_b", "fibdrv_slow") if loaded(m)]
     check(f"{name}.unloaded", not left, f"still loaded after fibtrace: {left}")
     return doc, err
