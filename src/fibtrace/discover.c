@@ -246,15 +246,21 @@ static void set_btf_id(struct ft_target *t, const struct btf *btf)
 	t->nargs = proto ? btf_vlen(proto) : 0;
 }
 
+/* The running kernel is @major.@minor or newer (false when uname cannot tell). */
+static bool kernel_at_least(int major, int minor)
+{
+	static int maj = -1, min;
+	struct utsname u;
+
+	if (maj < 0 && (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2))
+		maj = min = 0;
+	return maj > major || (maj == major && min >= minor);
+}
+
 /* x86 trampolines: 6 arguments before 6.5, 12 since. */
 static int max_fentry_args(void)
 {
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return 6;
-	return major > 6 || (major == 6 && minor >= 5) ? 12 : 6;
+	return kernel_at_least(6, 5) ? 12 : 6;
 }
 
 /*
@@ -267,12 +273,7 @@ static int max_fentry_args(void)
  */
 static bool fentry_by_bare_name(void)
 {
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return true;
-	return major < 6 || (major == 6 && minor < 4);
+	return !kernel_at_least(6, 4);
 }
 
 /* Another module (or vmlinux) has a text symbol @name too. */
