@@ -5,72 +5,59 @@
  * tracer, so that their reads can alternate read by read.
  */
 #define _GNU_SOURCE
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <gelf.h>
+#include <libelf.h>
+
 #include "builds.h"
 
-/* The module name in @ko's .modinfo ("name=..."): 0 or -(exit status). */
+/* The module name in @ko's .modinfo ("name=..."), read with libelf: 0 or -(exit status). */
 static int ko_module_name(const char *ko, char *name, size_t size)
 {
 	int fd = open(ko, O_RDONLY | O_CLOEXEC), err = -FT_EXIT_USAGE;
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
-	struct stat st;
-	void *map;
-	int i;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
 
-	if (fd < 0 || fstat(fd, &st)) {
+	if (fd < 0) {
 		fprintf(stderr, "fibtrace: %s: %s\n", ko, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return err;
 	}
-	map = (size_t)st.st_size >= sizeof(*eh)
-		      ? mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
-		      : MAP_FAILED;
-	close(fd);
-	if (map == MAP_FAILED) {
-		fprintf(stderr, "fibtrace: %s: not a kernel module\n", ko);
-		return err;
-	}
-	eh = map;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > (size_t)st.st_size ||
-	    eh->e_shstrndx >= eh->e_shnum)
-		goto out;
-	sh = (const Elf64_Shdr *)((const char *)map + eh->e_shoff);
-	for (i = 0; i < eh->e_shnum; i++) {
-		const char *secname =
-			(const char *)map + sh[eh->e_shstrndx].sh_offset + sh[i].sh_name;
-		const char *p, *end;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while (err && (scn = elf_nextscn(elf, scn))) {
+			const char *sec, *p, *end;
+			Elf_Data *d;
+			GElf_Shdr sh;
 
-		if (sh[i].sh_offset + sh[i].sh_size > (size_t)st.st_size ||
-		    strcmp(secname, ".modinfo"))
-			continue;
-		p = (const char *)map + sh[i].sh_offset;
-		end = p + sh[i].sh_size;
-		for (; p < end; p += strnlen(p, end - p) + 1)
-			if (!strncmp(p, "name=", 5) && strnlen(p, end - p) < (size_t)(end - p)) {
-				snprintf(name, size, "%s", p + 5);
-				err = 0;
-				goto out;
-			}
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(sec = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+			    strcmp(sec, ".modinfo") || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+				continue;
+			for (p = d->d_buf, end = p + d->d_size; p < end;
+			     p += strnlen(p, end - p) + 1)
+				if (!strncmp(p, "name=", 5) &&
+				    strnlen(p, end - p) < (size_t)(end - p)) {
+					snprintf(name, size, "%s", p + 5);
+					err = 0;
+					break;
+				}
+		}
 	}
-out:
 	if (err)
 		fprintf(stderr,
 			"fibtrace: %s: no module name (.modinfo name=): not a kernel module?\n",
 			ko);
-	munmap(map, st.st_size);
+	elf_end(elf);
+	close(fd);
 	return err;
 }
 
