@@ -61,10 +61,25 @@ static int ko_module_name(const char *ko, char *name, size_t size)
 	return err;
 }
 
+int ft_load_ko(const char *path, const char *who)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd >= 0 && !syscall(SYS_finit_module, fd, "", 0)) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	fprintf(stderr, "%s %s: %s\n", who, path, strerror(e));
+	if (fd >= 0)
+		close(fd);
+	return e == EPERM ? -FT_EXIT_PERM : -FT_EXIT_NO_FIBDRV;
+}
+
 static int load_ko(struct ft_build *b)
 {
 	char path[128];
-	int fd, i;
+	int i, err;
 
 	snprintf(path, sizeof(path), "/sys/module/%s", b->module);
 	if (!access(path, F_OK)) {
@@ -74,16 +89,9 @@ static int load_ko(struct ft_build *b)
 			b->module, b->ko, b->module);
 		return -FT_EXIT_USAGE;
 	}
-	fd = open(b->ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
-		int e = errno;
-
-		fprintf(stderr, "fibtrace: cannot load %s: %s\n", b->ko, strerror(e));
-		if (fd >= 0)
-			close(fd);
-		return e == EPERM ? -FT_EXIT_PERM : -FT_EXIT_NO_FIBDRV;
-	}
-	close(fd);
+	err = ft_load_ko(b->ko, "fibtrace: cannot load");
+	if (err)
+		return err;
 	b->loaded = true;
 	/* devtmpfs creates the node right after misc_register; wait up to 2 s. */
 	for (i = 0; i < 200 && access(b->device, F_OK); i++)
@@ -91,7 +99,7 @@ static int load_ko(struct ft_build *b)
 	if (access(b->device, F_OK)) {
 		fprintf(stderr,
 			"fibtrace: %s loaded but %s did not appear (built with "
-			"make module MODNAME=%s?)\n",
+			"scripts/build-module.sh KVER OBJS %s?)\n",
 			b->ko, b->device, b->module);
 		return -FT_EXIT_NO_FIBDRV;
 	}
@@ -126,7 +134,7 @@ static int open_kos(struct ft_builds *bs, const struct ft_cli *cli)
 					"fibtrace: %s and %s are both module %s: two builds load "
 					"side "
 					"by side only under different names (make module "
-					"MODNAME=NAME)\n",
+					"NAME)\n",
 					bs->b[j].ko, b->ko, b->module);
 				return -FT_EXIT_USAGE;
 			}

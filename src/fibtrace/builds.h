@@ -3,7 +3,7 @@
  * The builds of fibdrv a run traces, each with its own tracer. Every mode
  * traces one: the loaded fibdrv (or --device's). --compare builds A.ko B.ko
  * traces several side by side: fibtrace loads each file (their module names
- * must differ: `make module MODNAME=...` builds fibdrv under another name,
+ * must differ: `scripts/build-module.sh KVER OBJS NAME` builds fibdrv under another name,
  * with the device /dev/<name>), discovers its functions by its own BTF,
  * gives it its own BPF object, calibration and ft_run, and unloads it at the
  * end. Build 0 reports through main's run; the others' losses and warnings
@@ -46,6 +46,8 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run
 void ft_builds_share(struct ft_builds *bs);
 /* Several builds: one calibrated cost for all their tracers (ft_calibrate_pool). */
 void ft_builds_pool_costs(struct ft_builds *bs);
+/* finit_module(2) of @path; on failure "@who @path: why" on stderr, -(exit status). */
+int ft_load_ko(const char *path, const char *who);
 /* Drains every build's ring buffer into its run: records, or -errno. */
 int ft_builds_consume(void *builds);
 /* Collects every tracer; adds the other builds' losses and warnings to build 0's run. */

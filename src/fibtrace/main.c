@@ -77,22 +77,9 @@ static bool have_privileges(void)
 /* --load PATH: finit_module(2) unless fibdrv is loaded already. */
 static int load_module(const char *path)
 {
-	int fd;
-
 	if (access("/sys/module/fibdrv", F_OK) == 0)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "fibtrace: --load %s: %s\n", path, strerror(errno));
-		return -FT_EXIT_NO_FIBDRV;
-	}
-	if (syscall(SYS_finit_module, fd, "", 0)) {
-		fprintf(stderr, "fibtrace: --load %s: finit_module: %s\n", path, strerror(errno));
-		close(fd);
-		return errno == EPERM ? -FT_EXIT_PERM : -FT_EXIT_NO_FIBDRV;
-	}
-	close(fd);
-	return 0;
+	return ft_load_ko(path, "fibtrace: --load");
 }
 
 static int pin_and_lock(const struct ft_cli *cli, struct ft_run *run)
