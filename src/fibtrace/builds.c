@@ -132,9 +132,8 @@ static int open_kos(struct ft_builds *bs, const struct ft_cli *cli)
 			if (!strcmp(bs->b[j].module, b->module)) {
 				fprintf(stderr,
 					"fibtrace: %s and %s are both module %s: two builds load "
-					"side "
-					"by side only under different names (make module "
-					"NAME)\n",
+					"side by side only under different names "
+					"(scripts/build-module.sh KVER OBJS NAME)\n",
 					bs->b[j].ko, b->ko, b->module);
 				return -FT_EXIT_USAGE;
 			}
