@@ -12,7 +12,8 @@
 #   make bench         big-number library against GMP (bench/results/bn.json)
 #   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
 #   make perf-gate BASE=REV  fibdrv at REV against the working tree's in one guest;
-#                      exit 8 on a regression (KVER, SWEEP, REPEAT, PCT; docs/ci.md)
+#                      exit 8 on a regression, then which functions changed
+#                      (KVER, SWEEP, REPEAT, PCT, ATTRIBUTE, ATTR_REPEAT; docs/ci.md)
 #   make fuzz          libFuzzer against GMP (FUZZ_SECONDS, default 60)
 #   make stack-depth   deepest stack of traced calls per algorithm at its cap (N=n)
 #   make format        clang-format every C source
@@ -169,7 +170,7 @@ $(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)
 # failure into 2, build/perf-gate/status keeps the script's.
 perf-gate:
 	@[ -n "$(BASE)" ] || { echo "perf-gate: set BASE=<git revision>, e.g. make perf-gate BASE=origin/main" >&2; exit 2; }
-	@SWEEP="$(SWEEP)" REPEAT="$(REPEAT)" PCT="$(PCT)" scripts/perf-gate.sh "$(BASE)" "$(KVER)"
+	@SWEEP="$(SWEEP)" REPEAT="$(REPEAT)" PCT="$(PCT)" ATTRIBUTE="$(ATTRIBUTE)" ATTR_REPEAT="$(ATTR_REPEAT)" scripts/perf-gate.sh "$(BASE)" "$(KVER)"
 
 # The deepest stack of traced calls per algorithm at its cap (sizes FT_STACK_DEPTH).
 stack-depth: modules

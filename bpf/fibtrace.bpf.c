@@ -41,6 +41,8 @@ const volatile __u32 tree_on = 1;
 const volatile __u64 tree_n = FT_TREE_ALL_N;
 /* The timeline (--trace-out): enum ft_trace_mode. */
 const volatile __u32 trace_mode;
+/* --attribute: every read's self time per function goes with its record. */
+const volatile __u32 read_funcs;
 /* Slots from here on time fibdrv's calibration functions (never reported). */
 const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
 
@@ -81,6 +83,7 @@ struct ft_frame {
 	__u64 path; /* call tree: this call's path, its parent's (bpf/fibtrace.h) */
 	__u64 parent;
 	__u64 off_at; /* the task's off_ns at entry */
+	__u64 child_out; /* --attribute: its children's tracing cost outside their intervals */
 	__u32 slot;
 	__u32 tree; /* 0: not in the tree; 1: in it; 2: folded into an outer call */
 };
@@ -125,6 +128,8 @@ struct ft_task {
 	__u32 read_cnt_status;
 	__u32 read_cnt_pad;
 	struct ft_cnt_delta read_cnt[FT_MAX_EVENTS];
+	/* --attribute: this read's compensated self time per slot so far. */
+	struct ft_read_funcs read_self;
 };
 
 struct {
@@ -284,6 +289,8 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	st->comp_copy_ns = 0;
 	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
 	__builtin_memset(st->comp_stage_ns, 0, sizeof(st->comp_stage_ns));
+	if (read_funcs)
+		__builtin_memset(&st->read_self, 0, sizeof(st->read_self));
 }
 
 /*
@@ -334,6 +341,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	st->stack[d].comp_child_ns = 0;
 	st->stack[d].desc_err = 0;
 	st->stack[d].off_at = st->off_ns;
+	st->stack[d].child_out = 0;
 	tree_enter(st, d, slot);
 	st->depth = d + 1;
 	if (nr_events)
@@ -347,7 +355,8 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 {
 	struct ft_read_rec *r;
 
-	r = bpf_ringbuf_reserve(&reads, counters_rec_size(), 0);
+	r = bpf_ringbuf_reserve(&reads, read_funcs ? FT_READ_REC_SIZE_FUNCS : counters_rec_size(),
+				0);
 	if (!r) {
 		count_lost(FT_LOST_RINGBUF);
 		return;
@@ -371,6 +380,11 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	r->tid = (__u32)bpf_get_current_pid_tgid();
 	r->cpu = bpf_get_smp_processor_id();
 	counters_fill_rec(st, r);
+	if (read_funcs) {
+		if (!nr_events)
+			__builtin_memset(r->cnt, 0, sizeof(r->cnt));
+		__builtin_memcpy(r + 1, &st->read_self, sizeof(st->read_self));
+	}
 	/*
 	 * A wakeup per record (an irq_work and a context switch to fibtrace)
 	 * costs more than tracing the read: user space drains the ring on a
@@ -459,6 +473,7 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 	parent->desc_ns += f->desc_ns + cost_full[s];
 	parent->desc_err += f->desc_err + err_full[s];
 	parent->comp_child_ns += c->comp;
+	parent->child_out += cost_full[s] - cost_in[s];
 }
 
 /* Exit of any slot; @id as at entry (so frames pair by identity, not by slot). */
@@ -503,6 +518,11 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	account(slot, &c);
 	if (st->stack[found].tree)
 		tree_account(st, found, &c);
+	/* Its raw self time less the tracing inside it, not clamped (bpf/fibtrace.h). */
+	if (read_funcs && st->in_read)
+		st->read_self.self_ns[slot & (FT_MAX_SLOTS - 1)] +=
+			(__s64)c.self - cost_in[slot & (FT_MAX_SLOTS - 1)] -
+			st->stack[found].child_out;
 	if (trace_mode && st->in_read && st->tracing)
 		emit_call(slot, found, &c);
 	if (nr_events)

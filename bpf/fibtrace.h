@@ -206,4 +206,21 @@ struct ft_read_rec {
 /* Without counters BPF reserves and sends records without cnt[]. */
 #define FT_READ_REC_SIZE_NO_COUNTERS __builtin_offsetof(struct ft_read_rec, cnt)
 
+/*
+ * --compare --attribute: a read's record goes on with, per slot, the self
+ * time of that function's calls inside the read (fib_read's own included),
+ * less the tracing cost inside them: per call, its raw self time minus its
+ * own in-interval cost and its direct children's costs outside their
+ * intervals (cost_in, cost_full - cost_in). Not clamped at 0, unlike
+ * ft_func_stats.comp_self_ns, so it may be negative where the calibrated
+ * cost exceeds the true one; summed over calls it stays linear, and between
+ * two builds with the same calls the calibration cancels out. cnt[] is then
+ * always sent (zero without counters).
+ */
+struct ft_read_funcs {
+	__s64 self_ns[FT_MAX_SLOTS];
+};
+
+#define FT_READ_REC_SIZE_FUNCS (sizeof(struct ft_read_rec) + sizeof(struct ft_read_funcs))
+
 #endif /* FIBTRACE_H */

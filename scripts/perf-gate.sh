@@ -9,23 +9,34 @@
 #   scripts/perf-gate.sh BASE [KVER]     BASE: a git revision; KVER: default
 #                                         the newest of scripts/kernels.sh
 #   environment: SWEEP=A:B:S REPEAT=R PCT=P (defaults below), VM_TIMEOUT
-#   (seconds for the guest, scripts/vmtest.sh)
+#   (seconds for the guest, scripts/vmtest.sh); ATTRIBUTE=auto|always|never
+#   and ATTR_REPEAT=R for the second pass (below)
+#
+# Two passes in the one guest. The verdict: the read path only (five traced
+# functions, so the reads are measured nearly as they run untraced). Then,
+# when the verdict is a regression (ATTRIBUTE=auto) or always, which
+# functions changed: the same comparison with every function traced and
+# `--attribute` (each function's self time per read, tested per n, Holm over
+# the whole family; docs/compare.md), ATTR_REPEAT rounds. Its fib_read
+# figures carry the cost of tracing every call and never decide the verdict.
 #
 # Writes build/perf-gate/: result.txt (fibtrace's report), result.json,
-# result.bench (benchstat), result.png, guest.log (the guest's console),
-# verdict.txt and status; base-src/ (BASE's tree) and KVER/fibdrv_base.ko,
+# result.bench (benchstat), result.png, functions.txt and functions.json (the
+# second pass, when it ran), guest.log (the guest's console), verdict.txt
+# and status; base-src/ (BASE's tree) and KVER/fibdrv_base.ko,
 # KVER/fibdrv_head.ko. Ends with one line "perf-gate: PASS|REGRESSION|ERROR"
-# and exits with fibtrace's status: 0 no n slower by more than PCT% with
-# significance, 8 a regression, anything else an error (enum ft_exit in
-# src/fibtrace/run.h; 2 here for bad arguments or a failed build).
+# and exits with the verdict's fibtrace status: 0 no n slower by more than
+# PCT% with significance, 8 a regression, anything else an error (enum
+# ft_exit in src/fibtrace/run.h; 2 here for bad arguments or a failed build).
 #
-#   scripts/perf-gate.sh --guest OUTDIR -- FIBTRACE ARGS...
+#   scripts/perf-gate.sh --guest OUTDIR WHEN -- VERDICT CMD... [--then ATTRIBUTION CMD...]
 #                                         the part run in the guest
 set -euo pipefail
 
 SWEEP_DEFAULT=100:100100:20000
 REPEAT_DEFAULT=60
 PCT_DEFAULT=5
+ATTR_REPEAT_DEFAULT=30
 BASE_NAME=fibdrv_base
 HEAD_NAME=fibdrv_head
 
@@ -37,8 +48,12 @@ cd "$top"
 # Its status goes to OUTDIR/status as well, to tell it from a failed boot.
 if [ "${1:-}" = --guest ]; then
 	outdir=${2:?}
-	[ "${3:-}" = -- ] || { echo "usage: perf-gate.sh --guest OUTDIR -- CMD..." >&2; exit 2; }
-	shift 3
+	when=${3:?}
+	[ "${4:-}" = -- ] || { echo "usage: perf-gate.sh --guest OUTDIR WHEN -- CMD... [--then CMD...]" >&2; exit 2; }
+	shift 4
+	verdict=() attribution=()
+	while [ $# -gt 0 ] && [ "$1" != --then ]; do verdict+=("$1"); shift; done
+	[ $# -gt 0 ] && shift && attribution=("$@")
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 	mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true
@@ -49,10 +64,16 @@ if [ "${1:-}" = --guest ]; then
 			exit 1
 		fi
 	done
-	echo "perf-gate: guest $(uname -r), $(nproc) CPUs: $*"
+	echo "perf-gate: guest $(uname -r), $(nproc) CPUs: ${verdict[*]}"
 	status=0
-	"$@" 2>&1 | tee "$outdir/result.txt" || status=${PIPESTATUS[0]}
+	"${verdict[@]}" 2>&1 | tee "$outdir/result.txt" || status=${PIPESTATUS[0]}
 	echo "$status" >"$outdir/status"
+	if [ ${#attribution[@]} -gt 0 ] && { [ "$when" = always ] || [ "$status" = 8 ]; }; then
+		echo "perf-gate: which functions changed: ${attribution[*]}"
+		astatus=0
+		"${attribution[@]}" >"$outdir/functions.txt" 2>&1 || astatus=$?
+		echo "$astatus" >"$outdir/functions.status"
+	fi
 	exit "$status"
 fi
 
@@ -66,6 +87,8 @@ kver=${2:-}
 sweep=${SWEEP:-$SWEEP_DEFAULT}
 repeat=${REPEAT:-$REPEAT_DEFAULT}
 pct=${PCT:-$PCT_DEFAULT}
+attribute=${ATTRIBUTE:-auto}
+attr_repeat=${ATTR_REPEAT:-$ATTR_REPEAT_DEFAULT}
 # The verdict, however the script ends: one line, also in $pg/verdict.txt,
 # and the status in $pg/status.
 finish() {
@@ -84,7 +107,7 @@ finish() {
 	exit "$status"
 }
 trap finish EXIT
-rm -f "$pg"/result.* "$pg"/guest.log "$pg"/verdict.txt "$pg"/status
+rm -f "$pg"/result.* "$pg"/functions.* "$pg"/guest.log "$pg"/verdict.txt "$pg"/status
 [ -n "$base" ] || die "set BASE=<git revision> (make perf-gate BASE=origin/main)"
 commit=$(git rev-parse --verify --quiet "$base^{commit}") ||
 	die "BASE=$base is not a commit here (in CI: fetch the history, e.g. fetch-depth: 0)"
@@ -97,6 +120,8 @@ fi
 [[ $sweep =~ ^[0-9]+:[0-9]+(:[0-9]+)?$ ]] || die "SWEEP=$sweep is not A:B[:STEP]"
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "REPEAT=$repeat is not a positive integer"
 [[ $pct =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "PCT=$pct is not a percentage"
+[[ $attribute =~ ^(auto|always|never)$ ]] || die "ATTRIBUTE=$attribute is not auto, always or never"
+[[ $attr_repeat =~ ^[1-9][0-9]*$ ]] || die "ATTR_REPEAT=$attr_repeat is not a positive integer"
 # Two modules load side by side only under different module and device
 # names: a build named N (not fibdrv) registers /dev/N (build-module.sh).
 [ "$BASE_NAME" != "$HEAD_NAME" ] && [ "$BASE_NAME" != fibdrv ] && [ "$HEAD_NAME" != fibdrv ] ||
@@ -168,10 +193,16 @@ fibtrace=(build/fibtrace --compare builds --labels base,head --sweep "$sweep"
 	--repeat "$repeat" --cpu 0 --fail-on-regression "$pct"
 	--save-json "$gout/result.json" --save-benchfmt "$gout/result.bench"
 	--plot "$gout/result.png" "$out/$BASE_NAME.ko" "$out/$HEAD_NAME.ko")
+# The second pass: every function, --attribute; its own statistics only.
+attribution=()
+[ "$attribute" = never ] ||
+	attribution=(--then build/fibtrace --compare builds --labels base,head --attribute
+		--sweep "$sweep" --repeat "$attr_repeat" --cpu 0
+		--save-json "$gout/functions.json" "$out/$BASE_NAME.ko" "$out/$HEAD_NAME.ko")
 echo "perf-gate: booting $kver (software emulation) for: ${fibtrace[*]}"
 status=0
-scripts/vmtest.sh "$kver" -- scripts/perf-gate.sh --guest "$gout" -- "${fibtrace[@]}" |
-	tee "$pg/guest.log" || status=${PIPESTATUS[0]}
+scripts/vmtest.sh "$kver" -- scripts/perf-gate.sh --guest "$gout" "$attribute" -- \
+	"${fibtrace[@]}" "${attribution[@]}" | tee "$pg/guest.log" || status=${PIPESTATUS[0]}
 # fibtrace's own status when it ran; otherwise the guest's (a failed boot, a
 # timeout), never 0 or 8.
 if [ -s "$gout/status" ]; then
@@ -179,11 +210,20 @@ if [ -s "$gout/status" ]; then
 elif [ "$status" = 0 ] || [ "$status" = 8 ]; then
 	status=1
 fi
-for f in result.txt result.json result.bench result.png; do
+for f in result.txt result.json result.bench result.png functions.txt functions.json; do
 	[ ! -e "$gout/$f" ] || cp "$gout/$f" "$pg/$f"
 done
 
 # fibtrace names each (variant, n) over the threshold on stderr.
 grep '^fibtrace: regression' "$pg/result.txt" 2>/dev/null || true
-echo "perf-gate: outputs in $pg/: $(cd "$pg" && ls -d result.* guest.log 2>/dev/null | tr '\n' ' ')"
+if [ -e "$gout/functions.status" ]; then
+	astatus=$(cat "$gout/functions.status")
+	if [ "$astatus" = 0 ]; then
+		echo "perf-gate: second pass, every function traced ($attr_repeat rounds; its fib_read times include tracing every call):"
+		sed -n '/^which functions changed/,$p' "$pg/functions.txt"
+	else
+		echo "perf-gate: the second pass (which functions changed) failed with status $astatus: $pg/functions.txt" >&2
+	fi
+fi
+echo "perf-gate: outputs in $pg/: $(cd "$pg" && ls -d result.* functions.* guest.log 2>/dev/null | tr '\n' ' ')"
 exit "$status"

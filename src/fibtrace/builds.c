@@ -314,6 +314,7 @@ void ft_builds_close(struct ft_builds *bs)
 		if (i) {
 			if (b->run) {
 				free(b->run->recs);
+				free(b->run->rec_self);
 				free(b->run->tree);
 			}
 			free(b->run);

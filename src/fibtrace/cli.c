@@ -54,6 +54,7 @@ enum {
 	OPT_LABELS,
 	OPT_SAVE_JSON,
 	OPT_SAVE_BENCHFMT,
+	OPT_ATTRIBUTE,
 	OPT_REQUIRE_COUNTERS,
 	OPT_NO_COMPENSATE,
 	OPT_MAXACTIVE,
@@ -136,6 +137,10 @@ static const struct argp_option options[] = {
 	{"save-json", OPT_SAVE_JSON, "FILE", 0, "Write the comparison's JSON to FILE too", 6},
 	{"save-benchfmt", OPT_SAVE_BENCHFMT, "FILE", 0,
 	 "Write the comparison's benchfmt lines to FILE too", 6},
+	{"attribute", OPT_ATTRIBUTE, NULL, 0,
+	 "Also test each traced function's self time per read: which functions changed "
+	 "(traces every function, so reads are slower and fib_read carries their cost)",
+	 6},
 	{"baseline", OPT_BASELINE, "NAME", 0, "Baseline variant (default: the first)", 6},
 	{"outliers", OPT_OUTLIERS, "tukey|keep|trim", 0,
 	 "Outlier rule per (variant, n) (default tukey)", 6},
@@ -376,6 +381,7 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 	case OPT_LABELS:
 	case OPT_SAVE_JSON:
 	case OPT_SAVE_BENCHFMT:
+	case OPT_ATTRIBUTE:
 	case OPT_ROWS: {
 		const struct argp_option *o;
 		const char *want;
@@ -424,11 +430,11 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 	if ((cli->cmp.baseline || cli->cmp.strict || cli->cmp.fail_pct >= 0 ||
 	     cli->cmp.output == FT_CMP_BENCHFMT || cli->cmp.outliers || cli->cmp.metric ||
 	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS || cli->cmp.save_json ||
-	     cli->cmp.save_benchfmt) &&
+	     cli->cmp.save_benchfmt || cli->cmp.attribute) &&
 	    !cli->cmp.kind)
 		argp_error(state, "--baseline, --outliers, --metric, --rows, --strict, "
-				  "--fail-on-regression, --save-json, --save-benchfmt and --format "
-				  "benchfmt need --compare");
+				  "--fail-on-regression, --save-json, --save-benchfmt, --attribute "
+				  "and --format benchfmt need --compare");
 	check_builds(cli, state);
 	if (cli->cmp.kind) {
 		if (!cli->sweep)
@@ -440,7 +446,9 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 		if (cli->json)
 			cli->cmp.output = FT_CMP_JSON;
 		cli->cmp.plot = cli->plot;
-		cli->discover = false; /* the read path (and -f) is all it needs */
+		/* The read path (and -f) is all it needs, unless asked which functions changed. */
+		if (!cli->cmp.attribute)
+			cli->discover = false;
 	}
 	if (cli->json && cli->csv)
 		argp_error(state, "--json and --csv are exclusive");

@@ -266,11 +266,6 @@ void ft_counters_close(struct ft_counters *c)
 	c->fds = NULL;
 }
 
-size_t ft_counters_rec_size(const struct ft_counters *c)
-{
-	return c && c->nev ? sizeof(struct ft_read_rec) : FT_READ_REC_SIZE_NO_COUNTERS;
-}
-
 void ft_counters_prepare(struct fibtrace *skel, const struct ft_run *run)
 {
 	const struct ft_counters *c = run->counters;

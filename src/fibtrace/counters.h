@@ -43,8 +43,6 @@ int ft_counters_parse(struct ft_counters *c, const char *list, char *err, size_t
 /* Opens the events on every CPU: 0, or -FT_EXIT_NO_COUNTERS with --require-counters. */
 int ft_counters_open(struct ft_counters *c, struct ft_run *run);
 void ft_counters_close(struct ft_counters *c);
-/* Bytes of a read record in the ring buffer (with or without cnt[]). */
-size_t ft_counters_rec_size(const struct ft_counters *c);
 
 struct fibtrace;
 /* Before load: knobs and map sizes; after load: the fds into the map. */

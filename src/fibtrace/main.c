@@ -403,6 +403,7 @@ cleanup:
 	ft_compare_free(cmp);
 	ft_counters_close(&cli.counters);
 	free(run.recs);
+	free(run.rec_self);
 	free(run.tree);
 	ft_timeline_free(run.timeline);
 	return ret;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "run.h"
 
 /* What each exit status means, in enum ft_exit order; --help prints this. */
@@ -82,18 +83,50 @@ void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step,
 		run->filter_pid = getpid(); /* count fibtrace's own reads only */
 }
 
+size_t ft_run_rec_size(const struct ft_run *run)
+{
+	if (run->self_stride)
+		return FT_READ_REC_SIZE_FUNCS;
+	return run->counters && run->counters->nev ? sizeof(struct ft_read_rec)
+						   : FT_READ_REC_SIZE_NO_COUNTERS;
+}
+
+/* Room for one more record (and its self times): 0 or -ENOMEM. */
+static int grow_recs(struct ft_run *run)
+{
+	size_t cap = run->caprecs ? run->caprecs * 2 : 4096;
+	struct ft_read_rec *n;
+	__s64 *self;
+
+	if (run->self_stride) {
+		self = realloc(run->rec_self, cap * run->self_stride * sizeof(*self));
+		if (!self)
+			return -ENOMEM;
+		run->rec_self = self;
+	}
+	n = realloc(run->recs, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	run->recs = n;
+	run->caprecs = cap;
+	return 0;
+}
+
 int ft_run_add_rec(struct ft_run *run, const void *data, size_t size)
 {
+	const struct ft_read_funcs *funcs = (const void *)((const char *)data + sizeof(*run->recs));
+	__s64 *self;
+
 	if (size < FT_READ_REC_SIZE_NO_COUNTERS)
 		return 0;
-	if (run->nrecs == run->caprecs) {
-		size_t cap = run->caprecs ? run->caprecs * 2 : 4096;
-		struct ft_read_rec *n = realloc(run->recs, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		run->recs = n;
-		run->caprecs = cap;
+	if (run->nrecs == run->caprecs && grow_recs(run))
+		return -ENOMEM;
+	if (run->self_stride) {
+		self = &run->rec_self[run->nrecs * run->self_stride];
+		if (size >= FT_READ_REC_SIZE_FUNCS)
+			memcpy(self, funcs->self_ns, run->self_stride * sizeof(*self));
+		else
+			memset(self, 0, run->self_stride * sizeof(*self));
 	}
 	/* Records without counters end before cnt[]: the rest is zero. */
 	memset(&run->recs[run->nrecs], 0, sizeof(struct ft_read_rec));

@@ -155,6 +155,13 @@ struct ft_run {
 	/* per-read records */
 	struct ft_read_rec *recs;
 	size_t nrecs, caprecs;
+	/*
+	 * --attribute: beside recs[i], each slot's self time in that read,
+	 * tracing subtracted (struct ft_read_funcs): rec_self[i * self_stride +
+	 * slot]; self_stride 0 without.
+	 */
+	__s64 *rec_self;
+	unsigned int self_stride;
 	__u64 lost[FT_LOST_NR];
 	__u64 recursion_misses;
 	char warnings[16][256];
@@ -201,11 +208,16 @@ void ft_run_clocksource(struct ft_run *run);
 /* CLOCK_MONOTONIC in seconds. */
 double ft_now_s(void);
 
+/* The size of the records BPF sends (ft_read_rec and what follows it). */
+size_t ft_run_rec_size(const struct ft_run *run);
 /* fibtrace drives the reads (--sweep, --compare): the sweep fields, and its own pid as filter. */
 void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step,
 		      unsigned int repeat);
 
-/* Appends one ring buffer record (with or without cnt[]) to run->recs: 0 or -ENOMEM. */
+/*
+ * Appends one ring buffer record (with or without cnt[], and with
+ * --attribute's self times) to run->recs: 0 or -ENOMEM.
+ */
 int ft_run_add_rec(struct ft_run *run, const void *data, size_t size);
 
 /*

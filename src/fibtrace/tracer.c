@@ -142,7 +142,7 @@ static __u32 ringbuf_size(const struct ft_tracer *tr)
 	if (tr->o.ringbuf_bytes)
 		return tr->o.ringbuf_bytes;
 	if (tr->o.sweep_reads) /* room for a whole sweep round; drained while driving */
-		want = tr->o.sweep_reads * (ft_counters_rec_size(tr->run->counters) + 8) * 2;
+		want = tr->o.sweep_reads * (ft_run_rec_size(tr->run) + 8) * 2;
 	if (want < (1 << 18))
 		want = 1 << 18;
 	if (want > (1 << 26))
@@ -210,6 +210,7 @@ static void configure(struct ft_tracer *tr)
 	}
 	bpf_map__set_max_entries(skel->maps.stats, ft_targets_all(tr->tg));
 	skel->rodata->calib_first_slot = tr->tg->count;
+	skel->rodata->read_funcs = run->self_stride != 0;
 	skel->rodata->tree_on = run->tree_on;
 	skel->rodata->tree_n = run->tree_n;
 	if (run->timeline) {

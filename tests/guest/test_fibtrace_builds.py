@@ -11,7 +11,8 @@ Checks: usage errors (exit 2, nothing left loaded), the A/A run (exit 0
 under --fail-on-regression 5, exact read counts, JSON schema, the builds
 unloaded after), --kprobe (every read matched, no kprobe event left), the
 planted slowdown (exit 8, flagged at the large n and not
-at n = 100, named on stderr), the saved JSON and benchfmt files.
+at n = 100, named on stderr), the saved JSON and benchfmt files, and
+--attribute (the function with the planted wait named first where it runs).
 """
 import json
 import os
@@ -144,6 +145,56 @@ def slow(ko):
           err.strip()[-300:])
 
 
+def attribute(ko):
+    """--attribute: the function with the planted wait heads the list where it runs.
+
+    fibdrv_slow waits 1 ms in fibdrv_format() itself (not in a traced callee)
+    for texts over 1000 digits: at n = 10100 and 20100 the largest significant
+    change of self time must be fibdrv_format's, adding about 1 ms per read.
+    The A/A run (fibdrv_a against fibdrv_b) prints what it lists: false
+    positives are counted in the gate's note, not asserted on one run.
+    """
+    doc, err = run_json("builds.attr_slow", ["--compare", "builds", ko["a"], ko["slow"],
+                                             "--labels", "a,slow", "--attribute", "--sweep",
+                                             SWEEP, "--repeat", str(ROUNDS), "--cpu", "0"],
+                        want_rc=0)
+    if not doc:
+        return
+    check("builds.attr_slow.raw_times", doc["settings"]["attribute"] and
+          not doc["settings"]["compensated"], str(doc["settings"]))
+    funcs = doc.get("compare_functions", [])
+    tests = doc.get("compare_functions_tests", 0)
+    print(f"# builds.attr_slow: {len(funcs)} of {tests} tests significant; first: "
+          + "; ".join(f"{f['function']} n={f['n']} {f['delta_ns'] / 1e3:+.1f}us"
+                      for f in funcs[:5]), flush=True)
+    check("builds.attr_slow.family", tests > 3 * len(NS),
+          f"{tests} (function, n) tests: every traced function should be in the family")
+    for n in NS[1:]:
+        at_n = [f for f in funcs if f["n"] == n]
+        top = at_n[0] if at_n else None
+        ok = (top is not None and top["function"] == "fibdrv_format" and
+              top["variant"] == "slow" and 0.5e6 < top["delta_ns"] < 3e6 and
+              (top["ratio"] is None or (top["ratio"] > 1 and top["ci_lo"] > 1)))
+        check(f"builds.attr_slow.named_first.n{n}", ok,
+              str(at_n[:3]))
+    ordered = all(abs(a["delta_ns"]) >= abs(b["delta_ns"]) for a, b in zip(funcs, funcs[1:]))
+    check("builds.attr_slow.ordered", ordered and all(f["significant"] for f in funcs),
+          "compare_functions[] is not the significant ones, largest change first")
+    rc, out, err = run(["--compare", "builds", ko["a"], ko["slow"], "--labels", "a,slow",
+                        "--attribute", "--sweep", "20100:20100", "--repeat", "8", "--cpu", "0"])
+    check("builds.attr_slow.text", rc == 0 and re.search(
+        r"^which functions changed: .*\n.*\n  fibdrv_format +slow +20100 ", out, re.M)
+          is not None, f"exit {rc}: {out[-600:]!r} {err.strip()[-200:]!r}")
+    doc, err = run_json("builds.attr_aa", ["--compare", "builds", ko["a"], ko["b"], "--labels",
+                                           "a,b", "--attribute", "--sweep", SWEEP, "--repeat",
+                                           str(ROUNDS), "--cpu", "0"], want_rc=0)
+    if doc:
+        funcs = doc.get("compare_functions", [])
+        print(f"# builds.attr_aa: {len(funcs)} of {doc.get('compare_functions_tests')} tests "
+              "significant: " + "; ".join(f"{f['function']} n={f['n']} ratio {f['ratio']}"
+                                          for f in funcs[:8]), flush=True)
+
+
 def main():
     kver = os.uname().release
     ko = {k: f"build/{kver}/builds/fibdrv_{k}.ko" for k in ("a", "b", "slow")}
@@ -156,6 +207,7 @@ def main():
     aa(ko)
     kprobes(ko)
     slow(ko)
+    attribute(ko)
     gtest.exit()
 
 

@@ -139,7 +139,7 @@ int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 {
 	int ret = FT_EXIT_OK;
 
-	if (cmp_analyze(c)) {
+	if (cmp_analyze(c) || (c->attr && cmp_attr_analyze(c))) {
 		fprintf(stderr, "fibtrace: --compare: out of memory in the statistics\n");
 		return FT_EXIT_ERROR;
 	}

@@ -53,6 +53,7 @@ struct ft_cmp_opts {
 	enum ft_cmp_output output;
 	bool output_set; /* --format given */
 	bool strict;
+	bool attribute;	       /* --attribute: which functions changed (functions.c) */
 	double fail_pct;       /* < 0: no --fail-on-regression */
 	unsigned int max_rows; /* table rows before n are grouped; 0: one per n */
 	const char *baseline;
@@ -70,7 +71,7 @@ struct ft_cmp_opts {
 /*
  * Sets option `opt` ("compare", "baseline", "outliers", "strict",
  * "fail-on-regression", "format", "metric", "rows", "labels", "save-json",
- * "save-benchfmt") from `arg`. Returns NULL,
+ * "save-benchfmt", "attribute") from `arg`. Returns NULL,
  * or a message saying what the option accepts.
  */
 const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg);

@@ -50,6 +50,28 @@ struct raw_cell {
 	double *v[FT_METRIC_NR];
 };
 
+/* --attribute (functions.c): a traced function and its slot in each variant's run (-1: none). */
+struct cmp_func {
+	const char *name;
+	int slot[FT_CMP_MAX_VARIANTS];
+};
+
+/* One (function, candidate, n) tested: medians of its per-read self time, the test. */
+struct cmp_ftest {
+	int func;
+	double base_med, med; /* ns per read, over the kept reads */
+	struct ft_cmp_pair p; /* variant, nidx, ratio (CI when significant), p, p_holm */
+};
+
+struct cmp_attr {
+	struct cmp_func *func;
+	int nfunc;
+	size_t *count;		/* reads kept so far per [(func * nv + variant) * nn + nidx] */
+	double *vals;		/* their self times: repeat per cell */
+	struct cmp_ftest *test; /* significant first, then by |change| */
+	size_t ntests, nsig;
+};
+
 struct ft_compare {
 	struct ft_cmp_opts o;
 	const char *device;
@@ -68,7 +90,19 @@ struct ft_compare {
 	struct ft_cmp_cell *cell; /* [variant * nn + nidx] */
 	struct ft_cmp_pair *pair; /* [(candidate order) * nn + nidx] */
 	size_t npairs;
+	struct cmp_attr *attr; /* --attribute; NULL without */
 };
+
+/*
+ * Whether the per-read kernel times are compensated for tracing: not with
+ * --attribute, where thousands of traced calls per read make the clamped
+ * compensation unreliable (docs/compare.md): the raw times are what was
+ * measured there, tracing included.
+ */
+static inline bool cmp_compensated(const struct ft_compare *c, const struct ft_run *run)
+{
+	return run->overhead.on && !c->o.attribute;
+}
 
 /* The i-th value of n. */
 static inline uint64_t nth(const struct ft_compare *c, size_t i)
@@ -106,6 +140,19 @@ struct cmp_verdict {
 };
 /* tmp: scratch for nn doubles, or NULL (then geomean NaN, compared 0). */
 void cmp_verdict(const struct ft_compare *c, int v, double *tmp, struct cmp_verdict *out);
+
+/*
+ * functions.c (--attribute): prepare sets every variant's run->self_stride
+ * (before the tracers load) and the storage; record takes the self times of
+ * variant v's matched read at n index nidx, its run's record rec; analyze
+ * tests, corrects and sorts. 0 or -(exit status) / -errno.
+ */
+int cmp_attr_prepare(struct ft_compare *c);
+void cmp_attr_record(struct ft_compare *c, int v, size_t nidx, size_t rec);
+int cmp_attr_analyze(struct ft_compare *c);
+void cmp_attr_free(struct cmp_attr *a);
+void cmp_attr_text(FILE *f, const struct ft_compare *c);
+void cmp_attr_json(FILE *f, const struct ft_compare *c);
 
 /* The reports. */
 void cmp_report_text(FILE *f, const struct ft_compare *c, const struct ft_run *run);

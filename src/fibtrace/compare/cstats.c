@@ -71,6 +71,8 @@ const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg)
 		o->outliers = i;
 	} else if (!strcmp(opt, "strict")) {
 		o->strict = true;
+	} else if (!strcmp(opt, "attribute")) {
+		o->attribute = true;
 	} else if (!strcmp(opt, "fail-on-regression")) {
 		if (parse_pct(arg, &o->fail_pct))
 			return "a percentage >= 0, e.g. 5 or 5%";

@@ -101,13 +101,15 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 		cell->v[FT_METRIC_COUNTER][k] = 0;
 	}
 	v->matched++;
-	/* Kernel times compensated for fibtrace's own cost unless --no-compensate. */
-	comp = run->overhead.on;
+	/* Compensated for fibtrace's cost unless --no-compensate or --attribute. */
+	comp = cmp_compensated(c, run);
 	cell->v[FT_METRIC_TOTAL][k] = comp ? rec->comp_total_ns : rec->total_ns;
 	cell->v[FT_METRIC_COMPUTE][k] = comp ? rec->comp_stage_ns[0] : rec->stage_ns[0];
 	cell->v[FT_METRIC_FORMAT][k] = comp ? rec->comp_stage_ns[1] : rec->stage_ns[1];
 	cell->v[FT_METRIC_COPY][k] = comp ? rec->comp_stage_ns[2] : rec->stage_ns[2];
 	cell->v[FT_METRIC_USER][k] = r->user_ns;
+	if (c->attr)
+		cmp_attr_record(c, r->variant, r->nidx, v->mark);
 	/* Off-CPU time is waiting, not tracing: it comes off the compensated time as it is. */
 	cell->v[FT_METRIC_ONCPU][k] = cell->v[FT_METRIC_TOTAL][k] > rec->off_ns
 					      ? cell->v[FT_METRIC_TOTAL][k] - rec->off_ns

@@ -14,7 +14,7 @@
 #include "fmt.h"
 #include "report.h"
 
-static void json_settings(FILE *f, const struct ft_compare *c)
+static void json_settings(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
 	fprintf(f,
 		"  \"settings\": {\"kind\": \"%s\", \"metric\": \"%s\", \"outliers\": \"%s\", "
@@ -29,8 +29,11 @@ static void json_settings(FILE *f, const struct ft_compare *c)
 		c->repeat, WARMUP_ROUNDS, FT_CMP_ALPHA, STATS_CI_LEVEL, STATS_BOOTSTRAP_RESAMPLES,
 		c->npairs, c->o.strict ? "true" : "false");
 	json_num(f, c->o.fail_pct >= 0 ? c->o.fail_pct : NAN);
-	fprintf(f, ", \"interrupted\": %s, \"unmatched_reads\": %" PRIu64 "},\n",
-		c->interrupted ? "true" : "false", c->unmatched);
+	fprintf(f,
+		", \"interrupted\": %s, \"unmatched_reads\": %" PRIu64
+		", \"compensated\": %s, \"attribute\": %s},\n",
+		c->interrupted ? "true" : "false", c->unmatched,
+		cmp_compensated(c, run) ? "true" : "false", c->attr ? "true" : "false");
 }
 
 static void json_hygiene(FILE *f, const struct ft_compare *c)
@@ -178,12 +181,14 @@ static void json_section(FILE *f, void *ctx)
 {
 	const struct json_ctx *j = ctx;
 
-	json_settings(f, j->c);
+	json_settings(f, j->c, j->run);
 	json_hygiene(f, j->c);
 	json_variants(f, j->c);
 	json_stats(f, j->c, j->run);
 	json_pairs(f, j->c);
 	json_summary(f, j->c);
+	if (j->c->attr)
+		cmp_attr_json(f, j->c);
 }
 
 void cmp_report_json(FILE *f, const struct ft_compare *c, struct ft_run *run)

@@ -45,7 +45,7 @@ static void pct_of(char *buf, size_t size, double part, double whole)
 static void print_header(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
 	enum ft_cmp_metric m = c->o.metric;
-	bool comp = run->overhead.on && (m <= FT_METRIC_COPY || m == FT_METRIC_ONCPU);
+	bool comp = cmp_compensated(c, run) && (m <= FT_METRIC_COPY || m == FT_METRIC_ONCPU);
 	uint64_t removed = 0, kept = 0;
 	int v, h;
 
@@ -66,6 +66,14 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 			fprintf(f, " %s (%s)", c->var[v].label, c->var[v].device);
 		fputc('\n', f);
 	}
+	if (c->attr)
+		fprintf(f,
+			"--attribute: %d functions traced per build; the read times above are raw "
+			"and "
+			"include tracing every call: judge fib_read by the read-path-only "
+			"comparison "
+			"(without --attribute)\n",
+			run->targets->count);
 	for (h = 0; h < c->nhy; h++)
 		fprintf(f, "hygiene: %-4s %-15s %s\n",
 			c->hy[h].status == HY_WARN ? "WARN" : cmp_hy_status_name(c->hy[h].status),
@@ -368,4 +376,6 @@ void cmp_report_text(FILE *f, const struct ft_compare *c, const struct ft_run *r
 	print_header(f, c, run);
 	print_table(f, c);
 	print_summary(f, c);
+	if (c->attr)
+		cmp_attr_text(f, c);
 }

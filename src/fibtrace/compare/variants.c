@@ -232,6 +232,8 @@ int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, str
 		err = resolve_baseline(c);
 	if (!err)
 		err = alloc_raw(c);
+	if (!err && c->o.attribute)
+		err = cmp_attr_prepare(c);
 	if (err)
 		return err;
 	cmp_check_hygiene(c);
@@ -256,6 +258,7 @@ void ft_compare_free(struct ft_compare *c)
 	if (c->cell)
 		for (i = 0; i < (size_t)c->nv * c->nn; i++)
 			ft_cmp_cell_free(&c->cell[i]);
+	cmp_attr_free(c->attr);
 	free(c->raw);
 	free(c->cell);
 	free(c->pair);
