@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "compare.h"
 #include "kretprobe.h"
 
 /* One kprobe event this process created (group "fibtrace_<pid>"). */
@@ -30,7 +31,8 @@ static struct {
 	bool warned;	 /* the no-tracefs warning was given */
 	unsigned int seq;
 	int nev;
-	struct krp_event ev[FT_MAX_SLOTS];
+	/* Every traced function of every build (--compare builds: one tracer each). */
+	struct krp_event ev[FT_CMP_MAX_VARIANTS * FT_MAX_SLOTS];
 } krp;
 
 /* ---------- tracefs ---------- */
@@ -202,7 +204,7 @@ struct bpf_link *ft_kretprobe_attach(struct ft_run *run, const struct bpf_progra
 
 	if (!tracefs())
 		return attach_default(run, prog, sym);
-	if (krp.nev >= FT_MAX_SLOTS) {
+	if (krp.nev >= (int)(sizeof(krp.ev) / sizeof(krp.ev[0]))) {
 		errno = ENOSPC;
 		return NULL;
 	}

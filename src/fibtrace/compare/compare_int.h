@@ -60,6 +60,7 @@ struct cmp_func {
 struct cmp_ftest {
 	int func;
 	double base_med, med; /* ns per read, over the kept reads */
+	bool dominated;	      /* a median < 0: within the tracing cost subtracted */
 	struct ft_cmp_pair p; /* variant, nidx, ratio (CI when significant), p, p_holm */
 };
 
@@ -68,8 +69,8 @@ struct cmp_attr {
 	int nfunc;
 	size_t *count;		/* reads kept so far per [(func * nv + variant) * nn + nidx] */
 	double *vals;		/* their self times: repeat per cell */
-	struct cmp_ftest *test; /* significant first, then by |change| */
-	size_t ntests, nsig;
+	struct cmp_ftest *test; /* significant (not dominated, then dominated) first, by |change| */
+	size_t ntests, nsig, ndominated; /* significant ones, and of those the dominated */
 };
 
 struct ft_compare {

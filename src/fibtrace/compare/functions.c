@@ -13,8 +13,13 @@
  * medians (where both are positive) and are listed by the time they add or
  * remove per read, the
  * largest change first: with one slowed function, that function heads the
- * list. Functions are matched across builds by name; a function one build
- * lacks is not tested for it.
+ * list. A significant change where either median is negative is listed
+ * apart, as dominated by tracing: the function's self time is then below the
+ * calibrated tracing cost subtracted from it (many traced callees), and a
+ * difference of a few per cent in the true cost per traced call between the
+ * builds' tracers, seen in A/A runs, moves it by milliseconds. Functions are
+ * matched across builds by name; a function one build lacks is not tested
+ * for it.
  *
  * The bootstrap is the costly part (10000 resamples per interval): it runs
  * only for the significant tests, the others keep the ratio of medians.
@@ -191,6 +196,7 @@ static int run_tests(struct ft_compare *c, struct sides *s)
 				t->p.nidx = i;
 				t->base_med = stats_median(s->a, s->na);
 				t->med = stats_median(s->b, s->nb);
+				t->dominated = t->base_med < 0 || t->med < 0;
 				t->p.ratio =
 					t->base_med > 0 && t->med >= 0 ? t->med / t->base_med : NAN;
 				t->p.ci_lo = t->p.ci_hi = NAN;
@@ -221,6 +227,7 @@ static int correct_and_bound(struct ft_compare *c, struct sides *s)
 		if (!t->p.significant)
 			continue;
 		a->nsig++;
+		a->ndominated += t->dominated;
 		if (isnan(t->p.ratio) || load_sides(c, t->func, t->p.variant, t->p.nidx, s) <= 0 ||
 		    stats_bootstrap_ratio_ci(s->a, s->na, s->b, s->nb, STATS_BOOTSTRAP_RESAMPLES,
 					     STATS_CI_LEVEL, 0x66756e63ULL ^ k, NULL, &t->p.ci_lo,
@@ -231,7 +238,8 @@ static int correct_and_bound(struct ft_compare *c, struct sides *s)
 	return 0;
 }
 
-/* Significant first, then by the time changed per read, largest first. */
+/* Significant first, of those the ones not dominated by tracing; then by the time changed per read.
+ */
 static int by_change(const void *x, const void *y)
 {
 	const struct cmp_ftest *a = x, *b = y;
@@ -239,6 +247,8 @@ static int by_change(const void *x, const void *y)
 
 	if (a->p.significant != b->p.significant)
 		return a->p.significant ? -1 : 1;
+	if (a->dominated != b->dominated)
+		return a->dominated ? 1 : -1;
 	return da > db ? -1 : da < db ? 1 : 0;
 }
 
@@ -295,7 +305,7 @@ static void fmt_ratio(char *buf, size_t size, const struct cmp_ftest *t)
 void cmp_attr_text(FILE *f, const struct ft_compare *c)
 {
 	const struct cmp_attr *a = c->attr;
-	size_t k, shown = a->nsig;
+	size_t k, listed = a->nsig - a->ndominated, shown = listed;
 	char base[32], med[32], change[32], ratio[48];
 
 	fprintf(f,
@@ -303,14 +313,14 @@ void cmp_attr_text(FILE *f, const struct ft_compare *c)
 		"(function, n) tests; largest change first\n",
 		c->var[c->base].run->overhead.on ? " less tracing (calibrated, not clamped)" : "",
 		a->ntests);
-	if (!a->nsig) {
-		fprintf(f, "  no traced function's self time changed significantly\n");
-		return;
-	}
 	if (c->o.max_rows && shown > c->o.max_rows)
 		shown = c->o.max_rows;
-	fprintf(f, "  %-24s %-12s %9s %11s %11s %11s  %-24s %s\n", "function", "build", "n",
-		"base/read", "self/read", "change", "ratio [95% CI]", "Holm p");
+	if (!listed)
+		fprintf(f, "  no traced function's self time changed significantly%s\n",
+			a->ndominated ? " above its tracing cost" : "");
+	else
+		fprintf(f, "  %-24s %-12s %9s %11s %11s %11s  %-24s %s\n", "function", "build", "n",
+			"base/read", "self/read", "change", "ratio [95% CI]", "Holm p");
 	for (k = 0; k < shown; k++) {
 		const struct cmp_ftest *t = &a->test[k];
 
@@ -322,9 +332,14 @@ void cmp_attr_text(FILE *f, const struct ft_compare *c)
 			a->func[t->func].name, c->var[t->p.variant].label, nth(c, t->p.nidx), base,
 			med, change, ratio, t->p.p_holm);
 	}
-	if (shown < a->nsig)
+	if (shown < listed)
 		fprintf(f, "  ... %zu more significant (--rows 0 shows all; the JSON lists all)\n",
-			a->nsig - shown);
+			listed - shown);
+	if (a->ndominated)
+		fprintf(f,
+			"  %zu more significant but dominated by tracing (a median below 0: self "
+			"time under the tracing cost subtracted; JSON: tracing_dominated)\n",
+			a->ndominated);
 }
 
 void cmp_attr_json(FILE *f, const struct ft_compare *c)
@@ -349,7 +364,8 @@ void cmp_attr_json(FILE *f, const struct ft_compare *c)
 		json_field(f, "ci_hi", t->p.ci_hi);
 		json_field(f, "p_value", t->p.p);
 		json_field(f, "p_holm", t->p.p_holm);
-		fprintf(f, ", \"significant\": %s}", t->p.significant ? "true" : "false");
+		fprintf(f, ", \"significant\": %s, \"tracing_dominated\": %s}",
+			t->p.significant ? "true" : "false", t->dominated ? "true" : "false");
 	}
 	fprintf(f, "\n  ]");
 }
