@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -57,6 +58,21 @@ static void sig_handler(int sig)
 }
 
 /* root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN. */
+/*
+ * Every traced function holds a program fd and, as a kprobe, a perf event
+ * fd (kretprobes two): two builds of ~90 functions under kprobes exceed the
+ * usual soft limit of 1024. Raised to the hard limit, as mass attachers do.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
 static bool have_privileges(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -220,6 +236,7 @@ static int check_and_discover(const struct ft_cli *cli, struct ft_run *run, stru
 		fprintf(stderr, "fibtrace: needs root (or CAP_BPF and CAP_PERFMON)\n");
 		return -FT_EXIT_PERM;
 	}
+	raise_fd_limit();
 	if (cli->load && (err = load_module(cli->load)))
 		return err;
 	return ft_builds_open(bs, cli, run);
