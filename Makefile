@@ -111,11 +111,13 @@ vmlinux-h:
 
 # Host unit tests: one program per module, each printing PASS/FAIL lines
 # that tests/run.sh counts. None needs libbpf or a kernel.
-UNIT_TESTS := test_range test_stats test_compare test_aggregate
+UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate
 $(BUILD)/tests/test_range: $(call obj,tests/unit/test_range.c src/lib/range.c)
 $(BUILD)/tests/test_stats: $(call obj,tests/unit/test_stats.c src/lib/stats.c)
 $(BUILD)/tests/test_compare: $(call obj,tests/unit/test_compare.c \
 	src/fibtrace/compare/cstats.c src/lib/stats.c src/lib/fmt.c)
+$(BUILD)/tests/test_attribute: $(call obj,tests/unit/test_attribute.c \
+	src/fibtrace/compare/functions.c src/fibtrace/compare/cstats.c src/lib/stats.c src/lib/fmt.c)
 $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
