@@ -156,6 +156,12 @@ int main(void)
 	      !c->attr->test[2].p.significant && !c->attr->test[5].p.significant);
 	check_json(c);
 	cmp_attr_free(c->attr);
+	/* 3 functions x 2 builds x 2^20 n x 100 rounds: refused, not attempted. */
+	c->nn = 1u << 20;
+	c->repeat = 100;
+	err = cmp_attr_prepare(c);
+	check("too_many_values", err == -FT_EXIT_USAGE);
+	cmp_attr_free(c->attr);
 	free(ra.rec_self);
 	free(rb.rec_self);
 	free(c);

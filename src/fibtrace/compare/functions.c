@@ -33,6 +33,9 @@
 #include "compare_int.h"
 #include "fmt.h"
 
+/* Self times kept at most (8 bytes each): 256 MiB. */
+#define ATTR_MAX_VALUES (32u << 20)
+
 /* One (function, variant, n): the values of its matched reads. */
 static double *cell_vals(const struct cmp_attr *a, const struct ft_compare *c, int f, int v,
 			 size_t i, size_t **count)
@@ -86,8 +89,12 @@ int cmp_attr_prepare(struct ft_compare *c)
 				run->self_stride = run->targets->t[k].slot + 1;
 	}
 	cells = (size_t)a->nfunc * c->nv * c->nn;
-	if (cells && c->repeat > SIZE_MAX / sizeof(double) / cells) {
-		fprintf(stderr, "fibtrace: --attribute: too many values to keep\n");
+	if (cells && c->repeat > ATTR_MAX_VALUES / cells) {
+		fprintf(stderr,
+			"fibtrace: --attribute keeps every read's self time of %d functions x %d "
+			"variants x %zu n x %u rounds: over %u values; compare fewer n, variants "
+			"or rounds\n",
+			a->nfunc, c->nv, c->nn, c->repeat, ATTR_MAX_VALUES);
 		return -FT_EXIT_USAGE;
 	}
 	vals = cells * c->repeat;
