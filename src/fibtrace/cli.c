@@ -74,7 +74,9 @@ static const struct argp_option options[] = {
 	{"repeat", OPT_REPEAT, "R", 0, "Rounds of the sweep (default 1)", 0},
 	{"algo", 'a', "A[,B...]", 0, "Algorithms to sweep (default: the device's default)", 0},
 	{"cpu", 'c', "N", 0, "Pin the sweep to CPU N", 0},
-	{"func", 'f', "LIST", 0, "Also trace these functions (func or mod:func, comma-separated)",
+	{"func", 'f', "LIST", 0,
+	 "Also trace these functions (func, mod:func, or globs: 'vfs_*', 'fibdrv:bn_mul*'; "
+	 "comma-separated)",
 	 1},
 	{"no-discover", OPT_NO_DISCOVER, NULL, 0,
 	 "Trace only the read path and -f, not every bn_*/fib_* function", 1},

@@ -11,6 +11,7 @@
  * targets (tg->ncalib of them, one per mode: calibrate.c).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,6 +454,117 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 	return 0;
 }
 
+/* Is this -f item a pattern (fnmatch: *, ?, [...])? */
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* Matches of one glob: kallsyms indexes, at most @room traceable ones. */
+struct glob_hits {
+	size_t *idx;
+	size_t n;	/* traceable, new, distinct */
+	size_t matched; /* every text symbol matched */
+	size_t notrace; /* matched but not traceable */
+	bool overflow;	/* more than room */
+};
+
+static bool glob_seen(const struct glob_hits *h, const struct ksym *ks)
+{
+	size_t k;
+
+	for (k = 0; k < h->n; k++)
+		if (!strcmp(ksyms[h->idx[k]].name, ks->name) &&
+		    !strcmp(ksyms[h->idx[k]].module, ks->module))
+			return true;
+	return false;
+}
+
+static void glob_match(struct ft_targets *tg, const char *mod, const char *pat, size_t room,
+		       struct glob_hits *h)
+{
+	size_t i;
+
+	for (i = 0; i < nksyms; i++) {
+		const struct ksym *ks = &ksyms[i];
+
+		if ((mod && strcmp(ks->module, mod)) || fnmatch(pat, ks->name, 0))
+			continue;
+		/* fibtrace's own calibration functions are never reported. */
+		if (!strcmp(ks->module, fibmod) &&
+		    !strncmp(ks->name, FT_CALIB_PREFIX, strlen(FT_CALIB_PREFIX)))
+			continue;
+		h->matched++;
+		if (h->overflow || find_target(tg, ks->name, ks->module) || glob_seen(h, ks))
+			continue;
+		if (!traceable(ks->name))
+			h->notrace++;
+		else if (h->n < room)
+			h->idx[h->n++] = i;
+		else
+			h->overflow = true;
+	}
+}
+
+/*
+ * "glob" or "mod:glob" (-f 'vfs_*', -f 'fibdrv:bn_mul*'): every traceable
+ * text symbol of /proc/kallsyms it matches, in that module or vmlinux
+ * ("vmlinux:" or "kernel:") only when one is named, each then added as a
+ * name. Matching nothing traceable is exit 5; more than the slots left is
+ * exit 2 (never a silent cut).
+ */
+static int add_glob(struct ft_targets *tg, char *spec, const struct btf *vmlinux,
+		    const struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
+{
+	char *colon = strchr(spec, ':'), one[256];
+	const char *mod = NULL, *pat = spec;
+	/* Two slots stay free for fibdrv's calibration functions. */
+	size_t k, room = tg->count + 2 < FT_MAX_SLOTS ? FT_MAX_SLOTS - 2 - tg->count : 0;
+	struct glob_hits h = {};
+	int err = 0;
+
+	if (colon) {
+		*colon = 0;
+		mod = spec;
+		pat = colon + 1;
+		if (!strcmp(mod, "vmlinux") || !strcmp(mod, "kernel"))
+			mod = "";
+	}
+	h.idx = calloc(room + 1, sizeof(*h.idx));
+	if (!h.idx)
+		return -FT_EXIT_ERROR;
+	glob_match(tg, mod, pat, room, &h);
+	if (h.overflow) {
+		fprintf(stderr,
+			"fibtrace: -f '%s%s%s' matches %zu functions: more than the %zu slots left "
+			"(%d of %d in use; --no-discover frees the default set's): narrow it\n",
+			colon ? spec : "", colon ? ":" : "", pat, h.matched, room, tg->count,
+			FT_MAX_SLOTS);
+		err = -FT_EXIT_USAGE;
+	} else if (!h.n && !h.matched) {
+		fprintf(stderr, "fibtrace: -f '%s%s%s' matches no function in /proc/kallsyms%s\n",
+			colon ? spec : "", colon ? ":" : "", pat,
+			mod && *mod ? " (is the module loaded?)" : "");
+		err = -FT_EXIT_UNKNOWN_FUNC;
+	} else if (!h.n && h.notrace) {
+		fprintf(stderr,
+			"fibtrace: -f '%s%s%s': its %zu matches are not traceable (notrace: not in "
+			"available_filter_functions)\n",
+			colon ? spec : "", colon ? ":" : "", pat, h.notrace);
+		err = -FT_EXIT_UNKNOWN_FUNC;
+	}
+	for (k = 0; k < h.n && !err; k++) {
+		const struct ksym *ks = &ksyms[h.idx[k]];
+
+		snprintf(one, sizeof(one), "%s:%s", *ks->module ? ks->module : "vmlinux", ks->name);
+		err = add_extra(tg, one, vmlinux, fib_btf, force_kprobe, run);
+	}
+	if (!err && h.notrace)
+		ft_warn(run, "-f '%s': %zu of its matches are notrace: not traced", pat, h.notrace);
+	free(h.idx);
+	return err;
+}
+
 static void warn_ambiguous(const struct ft_targets *tg, struct ft_run *run)
 {
 	int i, n = 0;
@@ -589,7 +701,9 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 			goto out;
 		}
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			err = add_extra(tg, tok, vmlinux, fib_btf, force_kprobe, run);
+			err = is_glob(tok)
+				      ? add_glob(tg, tok, vmlinux, fib_btf, force_kprobe, run)
+				      : add_extra(tg, tok, vmlinux, fib_btf, force_kprobe, run);
 			if (err)
 				break;
 		}

@@ -5,6 +5,7 @@ exactly like the user-space build of the library, command / pid / duration /
 interval modes, CSV, linear and sub-bucket histograms, plots, and the
 documented exit statuses. Runs as root with fibdrv loaded.
 """
+import fnmatch
 import json
 import os
 import re
@@ -111,6 +112,41 @@ int main(int argc, char **argv)
     return {k: int(v) for k, v in (line.split() for line in p.stdout.splitlines())}, ""
 
 
+def kallsyms_matching(module, pattern):
+    """Text symbols of /proc/kallsyms in @module ("" for vmlinux) matching @pattern."""
+    found = set()
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            parts = line.split()
+            mod = parts[3].strip("[]") if len(parts) > 3 else ""
+            if parts[1] in "tT" and mod == module and fnmatch.fnmatchcase(parts[2], pattern):
+                found.add(parts[2])
+    return found
+
+
+def globs():
+    """-f globs: resolved against kallsyms, exact counts, none and too many refused."""
+    getppid = ["/usr/bin/python3", "-c", "import os\nfor _ in range(1000): os.getppid()"]
+    doc = run_json("glob.vmlinux", ["--no-discover", "-f", "vmlinux:__x64_sys_getpp*", "--"]
+                   + getppid)
+    if doc:
+        fs = funcs(doc)
+        got = fs.get("__x64_sys_getppid", {}).get("count")
+        check("glob.vmlinux.exact", got == 1000 and "__x64_sys_getpgid" not in fs,
+              f"__x64_sys_getppid count {got} (want 1000 getppid() calls); traced {sorted(fs)}")
+    want = {n for n in kallsyms_matching("fibdrv", "bn_mul_*")}
+    doc = run_json("glob.module", ["--no-discover", "-f", "fibdrv:bn_mul_*", "--sweep",
+                                   "10000:10000"])
+    if doc:
+        got = {f["name"] for f in doc["functions"] if f["name"].startswith("bn_mul_")}
+        check("glob.module.resolved", got == want and len(want) > 3,
+              f"traced {sorted(got)}, kallsyms has {sorted(want)}")
+    rc, out, err = run(["--no-discover", "-f", "no_such_prefix_xyz_*", "-d", "0.1"])
+    check("glob.none", rc == 5 and "matches no function" in err, f"exit {rc}: {err.strip()}")
+    rc, out, err = run(["-f", "*", "-d", "0.1"])
+    check("glob.too_many", rc == 2 and "slots left" in err, f"exit {rc}: {err.strip()[-300:]}")
+
+
 def main():
     algos = [a for a, _ in gtest.algorithms()]
 
@@ -184,6 +220,8 @@ def main():
           f"exit {rc}, {out.count('fibtrace: kernel')} reports")
     rc, out, err = run(["--no-discover", "--", "/bin/false"])
     check("exit.child_failed", rc == 7, f"exit {rc}")
+
+    globs()
 
     # Histograms: linear and sub-buckets keep sums equal to counts.
     doc = run_json("hist.linear", ["--no-discover", "--linear", "0:200000:2000",
