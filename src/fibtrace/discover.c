@@ -577,14 +577,73 @@ static void warn_ambiguous(const struct ft_targets *tg, struct ft_run *run)
 			n, fibmod);
 }
 
-int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bool force_kprobe,
-		bool defaults, bool calibrate, struct ft_run *run)
+/*
+ * Is the module loaded (its fib_read in /proc/kallsyms)? 0 if so. fibdrv
+ * absent with -f functions and no sweep: 0 too, tg->no_module set, and only
+ * those functions are traced. Otherwise -(exit status), said why.
+ */
+static int module_present(struct ft_targets *tg, const char *extra, struct ft_run *run)
+{
+	if (find_ksym("fib_read", fibmod))
+		return 0;
+	if (strcmp(fibmod, "fibdrv")) {
+		fprintf(stderr, "fibtrace: module %s has no fib_read in /proc/kallsyms\n", fibmod);
+		return -FT_EXIT_NO_FIBDRV;
+	}
+	if (extra && run->run_mode && strcmp(run->run_mode, "sweep")) {
+		tg->no_module = true;
+		ft_warn(run, "fibdrv is not loaded: tracing the -f functions only (no read path, "
+			     "per-n table or breakdown; times not compensated, fibtrace calibrates "
+			     "its cost on fibdrv's functions)");
+		return 0;
+	}
+	fprintf(stderr, "fibtrace: fibdrv is not loaded (no fib_read in /proc/kallsyms);\n"
+			"  load it with: insmod build/$(uname -r)/fibdrv.ko\n"
+			"  or pass --load PATH to fibtrace (-f functions alone need no fibdrv, "
+			"without --sweep)\n");
+	return -FT_EXIT_NO_FIBDRV;
+}
+
+/* The read path's slots; all unavailable without the module. */
+static int add_fixed(struct ft_targets *tg, const struct btf *vmlinux, const struct btf *fib_btf,
+		     bool force_kprobe, struct ft_run *run)
 {
 	static const char *const fixed[FT_FIXED_SLOTS] = {
 		"fib_read", "fibdrv_compute", "fibdrv_format", "fibdrv_copy",
 		"_copy_to_user",
 	};
-	struct btf *vmlinux, *fib_btf;
+	int i;
+
+	for (i = 0; i < FT_FIXED_SLOTS; i++) {
+		const char *mod = i == FT_SLOT_COPY_TO_USER ? "" : fibmod;
+		struct ft_target *t = add_target(tg, i, fixed[i], mod);
+
+		if (tg->no_module) {
+			t->optional = t->unavailable = true;
+			continue;
+		}
+		if (!find_ksym(fixed[i], mod)) {
+			fprintf(stderr, "fibtrace: %s%s%s missing from /proc/kallsyms\n", mod,
+				*mod ? ":" : "", fixed[i]);
+			return -FT_EXIT_UNKNOWN_FUNC;
+		}
+		set_mode(t, vmlinux, fib_btf, force_kprobe);
+		if (i == FT_SLOT_COPY_TO_USER) {
+			t->optional = true;
+			if (!traceable(t->name)) {
+				t->unavailable = true;
+				ft_warn(run, "_copy_to_user is notrace on this kernel: not traced; "
+					     "the copy is measured at fibdrv_copy");
+			}
+		}
+	}
+	return 0;
+}
+
+int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bool force_kprobe,
+		bool defaults, bool calibrate, struct ft_run *run)
+{
+	struct btf *vmlinux, *fib_btf = NULL;
 	int i, err = 0, first_dyn = FT_FIXED_SLOTS, last_dyn = FT_FIXED_SLOTS;
 
 	memset(tg, 0, sizeof(*tg));
@@ -603,52 +662,25 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 		btf__free(vmlinux);
 		return -FT_EXIT_ERROR;
 	}
-	if (!find_ksym("fib_read", fibmod)) {
-		if (strcmp(fibmod, "fibdrv")) {
-			fprintf(stderr, "fibtrace: module %s has no fib_read in /proc/kallsyms\n",
-				fibmod);
-			btf__free(vmlinux);
-			return -FT_EXIT_NO_FIBDRV;
-		}
-		fprintf(stderr, "fibtrace: fibdrv is not loaded (no fib_read in /proc/kallsyms);\n"
-				"  load it with: insmod build/$(uname -r)/fibdrv.ko\n"
-				"  or pass --load PATH to fibtrace\n");
-		btf__free(vmlinux);
-		return -FT_EXIT_NO_FIBDRV;
-	}
-	fib_btf = btf__load_module_btf(fibmod, vmlinux);
+	err = module_present(tg, extra, run);
+	if (err)
+		goto out;
+	fib_btf = tg->no_module ? NULL : btf__load_module_btf(fibmod, vmlinux);
 	tg->module_btf = fib_btf != NULL;
 	index_btf(&idx_vmlinux, vmlinux, NULL);
 	index_btf(&idx_fibdrv, fib_btf, vmlinux);
-	if (!fib_btf && !force_kprobe)
+	if (!fib_btf && !force_kprobe && !tg->no_module)
 		ft_warn(run,
 			"%s has no BTF (/sys/kernel/btf/%s): module functions "
 			"traced with kprobes",
 			fibmod, fibmod);
 
-	for (i = 0; i < FT_FIXED_SLOTS; i++) {
-		const char *mod = i == FT_SLOT_COPY_TO_USER ? "" : fibmod;
-		struct ft_target *t = add_target(tg, i, fixed[i], mod);
-
-		if (!find_ksym(fixed[i], mod)) {
-			fprintf(stderr, "fibtrace: %s%s%s missing from /proc/kallsyms\n",
-				mod, *mod ? ":" : "", fixed[i]);
-			err = -FT_EXIT_UNKNOWN_FUNC;
-			goto out;
-		}
-		set_mode(t, vmlinux, fib_btf, force_kprobe);
-		if (i == FT_SLOT_COPY_TO_USER) {
-			t->optional = true;
-			if (!traceable(t->name)) {
-				t->unavailable = true;
-				ft_warn(run, "_copy_to_user is notrace on this kernel: not traced; "
-					     "the copy is measured at fibdrv_copy");
-			}
-		}
-	}
+	err = add_fixed(tg, vmlinux, fib_btf, force_kprobe, run);
+	if (err)
+		goto out;
 	first_dyn = tg->count;
 
-	if (defaults) {
+	if (defaults && !tg->no_module) {
 		if (fib_btf) {
 			__u32 id, start = btf__type_cnt(vmlinux), end = btf__type_cnt(fib_btf);
 
@@ -712,7 +744,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 	if (tg->dropped)
 		ft_warn(run, "%d functions not traced: at most %d slots", tg->dropped,
 			FT_MAX_SLOTS);
-	if (calibrate)
+	if (calibrate && !tg->no_module)
 		add_calib(tg, vmlinux, fib_btf, force_kprobe, run);
 	warn_ambiguous(tg, run);
 	for (i = 0; i < tg->count; i++) {

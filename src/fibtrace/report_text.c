@@ -144,8 +144,9 @@ static void text_hists(FILE *f, const struct ft_run *run, enum ft_hists hists)
 	for (k = 0; k < tg->count && hists != FT_HISTS_NONE; k++) {
 		const struct ft_target *t = &tg->t[k];
 
+		/* Without fibdrv the -f functions stand in for fib_read. */
 		if (!t->attached || !t->st.count ||
-		    (hists == FT_HISTS_READ && t->slot != FT_SLOT_READ))
+		    (hists == FT_HISTS_READ && t->slot != FT_SLOT_READ && !tg->no_module))
 			continue;
 		ft_func_figures(&run->hist, &t->st, comp, &x);
 		fmt_ns_u64(a, sizeof(a), x.avg);
@@ -225,14 +226,17 @@ static void text_functions(FILE *f, const struct ft_run *run)
 	const struct ft_target *hot[FT_MAX_SLOTS];
 	int k, nhot = 0, shown;
 
-	fprintf(f, "\n%s:\n", run->all ? "every traced function" : "the read path");
+	if (tg->no_module)
+		fprintf(f, "\nfibdrv not loaded, no read path; the -f functions:\n");
+	else
+		fprintf(f, "\n%s:\n", run->all ? "every traced function" : "the read path");
 	func_head(f, run);
 	for (k = 0; k < tg->count; k++) {
 		const struct ft_target *t = &tg->t[k];
 
-		if (!func_listed(t))
+		if (!func_listed(t) || (tg->no_module && t->slot < FT_FIXED_SLOTS))
 			continue;
-		if (run->all || t->slot < FT_FIXED_SLOTS)
+		if (run->all || tg->no_module || t->slot < FT_FIXED_SLOTS)
 			func_row(f, run, t);
 		else if (t->st.count)
 			hot[nhot++] = t;

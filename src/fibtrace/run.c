@@ -22,7 +22,7 @@ static const struct {
 	{FT_EXIT_USAGE, "bad usage (also --strict refusing)"},
 	{FT_EXIT_PERM, "not root / no CAP_BPF"},
 	{FT_EXIT_NO_FIBDRV,
-	 "fibdrv not loaded (or unloaded while tracing, or a build would not load)"},
+	 "fibdrv not loaded and needed (or unloaded while tracing, or a build would not load)"},
 	{FT_EXIT_UNKNOWN_FUNC, "unknown function"},
 	{FT_EXIT_NO_BTF, "kernel BTF missing"},
 	{FT_EXIT_CHILD, "the traced command failed"},

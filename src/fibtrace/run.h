@@ -60,6 +60,8 @@ struct ft_targets {
 	int dropped;	 /* functions beyond FT_MAX_SLOTS */
 	int ncalib;	 /* calibration targets at t[count .. count + ncalib) */
 	bool module_btf; /* /sys/kernel/btf/<module> present */
+	bool no_module;	 /* fibdrv not loaded: -f functions only, the read path's slots unavailable
+			  */
 	char module[64]; /* the traced module: fibdrv, or a build's name (--compare builds) */
 };
 

@@ -90,7 +90,7 @@ int ft_watch(struct ft_watch *w, const struct ft_cli *cli, struct ft_run *run, s
 		}
 		if (command_ended(w, run, &ret))
 			break;
-		if (fibdrv_instance() != w->fibdrv) {
+		if (!run->targets->no_module && fibdrv_instance() != w->fibdrv) {
 			ft_warn(run, "fibdrv was unloaded while tracing: its probes are gone; "
 				     "reporting what was gathered");
 			ret = FT_EXIT_NO_FIBDRV;

@@ -20,6 +20,7 @@ from gtest import check, skip  # noqa: E402
 FIBTRACE = os.path.abspath("build/fibtrace")
 KVER = os.uname().release
 KO = f"build/{KVER}/fibdrv.ko"
+GETPPID = ["/usr/bin/python3", "-c", "import os\nfor _ in range(1000): os.getppid()"]
 READER = ("import os,sys; fd=os.open('/dev/fibonacci', os.O_RDONLY); "
           "[(os.lseek(fd, n, 0), os.read(fd, 4096)) for n in range(int(sys.argv[1]))]")
 
@@ -126,9 +127,8 @@ def kallsyms_matching(module, pattern):
 
 def globs():
     """-f globs: resolved against kallsyms, exact counts, none and too many refused."""
-    getppid = ["/usr/bin/python3", "-c", "import os\nfor _ in range(1000): os.getppid()"]
     doc = run_json("glob.vmlinux", ["--no-discover", "-f", "vmlinux:__x64_sys_getpp*", "--"]
-                   + getppid)
+                   + GETPPID)
     if doc:
         fs = funcs(doc)
         got = fs.get("__x64_sys_getppid", {}).get("count")
@@ -145,6 +145,21 @@ def globs():
     check("glob.none", rc == 5 and "matches no function" in err, f"exit {rc}: {err.strip()}")
     rc, out, err = run(["-f", "*", "-d", "0.1"])
     check("glob.too_many", rc == 2 and "slots left" in err, f"exit {rc}: {err.strip()[-300:]}")
+
+
+def no_fibdrv_glob():
+    """Without fibdrv, -f kernel functions alone are traced (fibdrv unloaded by the caller)."""
+    rc, out, err = run(["-f", "vmlinux:__x64_sys_getpp*", "--"] + GETPPID)
+    m = re.search(r"^__x64_sys_getppid +(fentry|kprobe) +(\d+) ", out, re.M)
+    check("no_fibdrv.glob", rc == 0 and m is not None and m.group(2) == "1000" and
+          "fibdrv not loaded" in out and "fibdrv is not loaded" in err,
+          f"exit {rc}: {out[-600:]!r} {err.strip()[-300:]!r}")
+    doc = run_json("no_fibdrv.json", ["-f", "vmlinux:__x64_sys_getpp*", "--"] + GETPPID)
+    if doc:
+        fs = funcs(doc)
+        check("no_fibdrv.json.read_path_absent",
+              fs["__x64_sys_getppid"]["count"] == 1000 and fs["fib_read"]["count"] == 0 and
+              fs["fib_read"]["attach"] == "none", str({k: fs[k]["count"] for k in fs}))
 
 
 def main():
@@ -264,6 +279,7 @@ def main():
         try:
             rc, out, err = run(["--no-discover", "--sweep", "0:1"])
             check("exit.no_fibdrv", rc == 4 and "insmod" in err, f"exit {rc}: {err.strip()}")
+            no_fibdrv_glob()
             rc, out, err = run(["--no-discover", "--load", KO, "--sweep", "0:3"])
             check("load.insmod", rc == 0 and os.path.exists("/sys/module/fibdrv") and
                   "count 4," in out, f"exit {rc}: {err.strip()[-200:]}")
