@@ -271,15 +271,9 @@ static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare
 	return err;
 }
 
-/*
- * Open and load one build's BPF programs, calibrate their cost (untraced,
- * then attached), and start recording.
- */
-static int start_tracer(const struct ft_cli *cli, struct ft_build *b)
+/* Open and load one build's BPF programs; time its calibration functions untraced. */
+static int load_tracer(const struct ft_cli *cli, struct ft_build *b)
 {
-	struct ft_run *run = b->run;
-	struct ft_tracer **tr = &b->tr;
-	struct ft_calib *cal = &b->calib;
 	struct ft_tracer_opts o = {
 		.force_kprobe = cli->kprobe,
 		.verbose = cli->verbose,
@@ -287,38 +281,49 @@ static int start_tracer(const struct ft_cli *cli, struct ft_build *b)
 		.sweep_reads = cli->sweep ? u64_range_count(&cli->range) : 0,
 		.maxactive = cli->maxactive,
 	};
-	int err = ft_tracer_new(tr, &o, run);
+	int err = ft_tracer_new(&b->tr, &o, b->run);
 
 	if (!err)
-		err = ft_tracer_load(*tr);
+		err = ft_tracer_load(b->tr);
 	if (!err)
-		err = ft_calibrate_untraced(cal, run, b->device);
-	if (!err)
-		err = ft_tracer_attach(*tr);
-	if (!err)
-		err = ft_calibrate(cal, *tr, run);
+		err = ft_calibrate_untraced(&b->calib, b->run, b->device);
+	return err;
+}
+
+/* Calibrate one attached build's traced cost (calibrate.c). */
+static int calibrate_tracer(const struct ft_cli *cli, struct ft_build *b)
+{
+	int err = ft_calibrate(&b->calib, b->tr, b->run);
+
 	if (err || !cli->sweep || cli->cmp.kind)
-		ft_calibrate_close(cal); /* only a sweep recalibrates between its reads */
-	if (!err)
-		ft_tracer_set_state(*tr, FT_ON);
+		ft_calibrate_close(&b->calib); /* only a sweep recalibrates between its reads */
 	if (!err && cli->verbose)
-		print_slots(run->targets);
+		print_slots(b->run->targets);
 	return err;
 }
 
 /*
- * Every build's tracer, one after the other (--compare builds has several),
- * then one calibrated cost for all of them.
+ * Every build's tracer (--compare builds has several) in phases, so that
+ * each calibration sees the same programs attached: load all and time
+ * their calibration functions untraced, attach all, calibrate each, one
+ * pooled cost for all, then start recording in all.
  */
 static int start_tracers(const struct ft_cli *cli, struct ft_builds *bs)
 {
 	int i, err = 0;
 
 	for (i = 0; i < bs->n && !err; i++)
-		err = start_tracer(cli, &bs->b[i]);
-	if (!err)
-		ft_builds_pool_costs(bs);
-	return err;
+		err = load_tracer(cli, &bs->b[i]);
+	for (i = 0; i < bs->n && !err; i++)
+		err = ft_tracer_attach(bs->b[i].tr);
+	for (i = 0; i < bs->n && !err; i++)
+		err = calibrate_tracer(cli, &bs->b[i]);
+	if (err)
+		return err;
+	ft_builds_pool_costs(bs);
+	for (i = 0; i < bs->n; i++)
+		ft_tracer_set_state(bs->b[i].tr, FT_ON);
+	return 0;
 }
 
 /* Compare, sweep, or watch (a command, -p, or until Ctrl-C): the exit status. */
