@@ -238,7 +238,9 @@ static int correct_and_bound(struct ft_compare *c, struct sides *s)
 		if (isnan(t->p.ratio) || load_sides(c, t->func, t->p.variant, t->p.nidx, s) <= 0 ||
 		    stats_bootstrap_ratio_ci(s->a, s->na, s->b, s->nb, STATS_BOOTSTRAP_RESAMPLES,
 					     STATS_CI_LEVEL, 0x66756e63ULL ^ k, NULL, &t->p.ci_lo,
-					     &t->p.ci_hi))
+					     &t->p.ci_hi) ||
+		    !(t->p.ci_lo > 0) || !isfinite(t->p.ci_hi))
+			/* Resamples with medians at or below 0: no ratio interval. */
 			t->p.ci_lo = t->p.ci_hi = NAN;
 	}
 	free(p);
