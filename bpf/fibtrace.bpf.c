@@ -128,7 +128,7 @@ struct ft_task {
 	__u32 read_cnt_status;
 	__u32 read_cnt_pad;
 	struct ft_cnt_delta read_cnt[FT_MAX_EVENTS];
-	/* --attribute: this read's compensated self time per slot so far. */
+	/* --attribute: this read's self time less tracing, per slot so far (bpf/fibtrace.h). */
 	struct ft_read_funcs read_self;
 };
 
@@ -341,7 +341,8 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	st->stack[d].comp_child_ns = 0;
 	st->stack[d].desc_err = 0;
 	st->stack[d].off_at = st->off_ns;
-	st->stack[d].child_out = 0;
+	if (read_funcs)
+		st->stack[d].child_out = 0;
 	tree_enter(st, d, slot);
 	st->depth = d + 1;
 	if (nr_events)
@@ -473,7 +474,8 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 	parent->desc_ns += f->desc_ns + cost_full[s];
 	parent->desc_err += f->desc_err + err_full[s];
 	parent->comp_child_ns += c->comp;
-	parent->child_out += cost_full[s] - cost_in[s];
+	if (read_funcs) /* without --attribute the verifier drops this */
+		parent->child_out += cost_full[s] - cost_in[s];
 }
 
 /* Exit of any slot; @id as at entry (so frames pair by identity, not by slot). */
