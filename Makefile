@@ -42,7 +42,7 @@ KERNELS = $(shell scripts/kernels.sh)
 KVER ?=
 
 # -Werror is for our own code only: libbpf/GMP headers are system headers.
-TOOL_LIBS := -lbpf -lelf -lz -lm
+TOOL_LIBS := -lbpf -lelf -lz -lm -lpthread
 
 # Sources by program. src/lib is shared; the pure part of fibtrace (no
 # libbpf, no skeleton) is what the unit tests link.

@@ -160,12 +160,17 @@ struct {
 	__uint(max_entries, 1 << 20);
 } reads SEC(".maps");
 
-static __always_inline void count_lost(__u32 what)
+static __always_inline void count_lost_n(__u32 what, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&lost, &what);
 
 	if (v)
-		__sync_fetch_and_add(v, 1);
+		__sync_fetch_and_add(v, n);
+}
+
+static __always_inline void count_lost(__u32 what)
+{
+	count_lost_n(what, 1);
 }
 
 /* Counters (-e): the per-CPU perf events read at entry and exit. */
@@ -250,22 +255,44 @@ static __always_inline bool skip(__u32 slot)
  * lost exit at exactly the new entry's position is not caught here; the
  * caller's exit counts it as unwound.
  */
+struct stale_ctx {
+	struct ft_task *st;
+	__u64 id;
+};
+
+/* One bpf_loop() step of drop_stale(): 1 ends the loop. */
+static int drop_one(__u32 k, void *data)
+{
+	struct stale_ctx *sc = data;
+	struct ft_task *st = sc->st;
+	__u32 d = st->depth, i;
+
+	if (d == 0 || d > FT_STACK_DEPTH)
+		return 1;
+	i = (d - 1) & (FT_STACK_DEPTH - 1);
+	if (st->stack[i].id >= sc->id)
+		return 1;
+	if (st->stack[i].slot == FT_SLOT_READ)
+		st->in_read = 0;
+	st->depth = d - 1;
+	count_lost(FT_LOST_NO_RETURN);
+	return 0;
+}
+
+/*
+ * The loops over the stack go through bpf_loop(), which the verifier checks
+ * once and inlines: an open-coded loop of FT_STACK_DEPTH steps is verified
+ * step by step in every one of the hundreds of programs fibtrace loads
+ * (most of their load time). Their common case is tested inline first.
+ */
 static __always_inline void drop_stale(struct ft_task *st, __u64 id)
 {
-	__u32 k, d, i;
+	struct stale_ctx sc = {.st = st, .id = id};
+	__u32 d = st->depth;
 
-	for (k = 0; k < FT_STACK_DEPTH; k++) {
-		d = st->depth;
-		if (d == 0 || d > FT_STACK_DEPTH)
-			break;
-		i = (d - 1) & (FT_STACK_DEPTH - 1);
-		if (st->stack[i].id >= id)
-			break;
-		if (st->stack[i].slot == FT_SLOT_READ)
-			st->in_read = 0;
-		st->depth = d - 1;
-		count_lost(FT_LOST_NO_RETURN);
-	}
+	if (d == 0 || d > FT_STACK_DEPTH || st->stack[(d - 1) & (FT_STACK_DEPTH - 1)].id >= id)
+		return;
+	bpf_loop(FT_STACK_DEPTH, drop_one, &sc, 0);
 }
 
 /* fibdrv_compute, fibdrv_format, fibdrv_copy: called only inside fib_read. */
@@ -400,23 +427,40 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
  * The frame of this exit: the one with its identity (@id) and slot, nearly
  * always the top one. FT_STACK_DEPTH when there is none.
  */
+struct find_ctx {
+	struct ft_task *st;
+	__u64 id;
+	__u32 d, slot, found;
+};
+
+/* One bpf_loop() step of find_frame(), from frame d - 1 - k down. */
+static int find_one(__u32 k, void *data)
+{
+	struct find_ctx *fc = data;
+	__u32 i;
+
+	if (k >= fc->d)
+		return 1;
+	i = (fc->d - 1 - k) & (FT_STACK_DEPTH - 1);
+	if (fc->st->stack[i].id == fc->id && fc->st->stack[i].slot == fc->slot) {
+		fc->found = i;
+		return 1;
+	}
+	return 0;
+}
+
 static __always_inline __u32 find_frame(struct ft_task *st, __u32 d, __u32 slot, __u64 id)
 {
-	__u32 i = d - 1, k;
+	struct find_ctx fc = {.st = st, .id = id, .d = d, .slot = slot, .found = FT_STACK_DEPTH};
+	__u32 i = d - 1;
 
 	/* Keep the mask: the verifier needs it even where d <= FT_STACK_DEPTH is known. */
 	asm volatile("" : "+r"(i));
 	i &= FT_STACK_DEPTH - 1;
 	if (st->stack[i].id == id && st->stack[i].slot == slot)
 		return i;
-	for (k = 1; k < FT_STACK_DEPTH; k++) {
-		if (k >= d)
-			break;
-		i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
-		if (st->stack[i].id == id && st->stack[i].slot == slot)
-			return i;
-	}
-	return FT_STACK_DEPTH;
+	bpf_loop(FT_STACK_DEPTH, find_one, &fc, 0);
+	return fc.found;
 }
 
 /* A traced call inside a read, or the read itself, ended. */
@@ -484,7 +528,7 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	__u64 now = bpf_ktime_get_ns();
 	struct ft_task *st;
 	struct ft_durs c;
-	__u32 d, k, found;
+	__u32 d, found;
 
 	if (skip(slot))
 		return 0;
@@ -507,11 +551,8 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 		return 0;
 	}
 	/* Frames above it lost their exit. */
-	for (k = found + 1; k < FT_STACK_DEPTH; k++) {
-		if (k >= d)
-			break;
-		count_lost(FT_LOST_UNWOUND);
-	}
+	if (found + 1 < d)
+		count_lost_n(FT_LOST_UNWOUND, d - 1 - found);
 	/* Bounded above, but 6.12's verifier also wants a lower bound for the index. */
 	asm volatile("" : "+r"(found));
 	found &= FT_STACK_DEPTH - 1;
@@ -578,9 +619,17 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 static __always_inline int read_entry(struct file *file, loff_t *ppos, __u64 id)
 {
-	struct fibdrv_file *ff = BPF_CORE_READ(file, private_data);
+	struct fibdrv_file *ff;
 	__u64 n = 0;
 
+	/*
+	 * Without fibdrv's BTF (not loaded: -f functions only) the relocation
+	 * fails; the kprobe.multi program, which serves every slot, must
+	 * still load, so this path is then pruned as dead.
+	 */
+	if (!bpf_core_type_exists(struct fibdrv_file))
+		return 0;
+	ff = BPF_CORE_READ(file, private_data);
 	bpf_probe_read_kernel(&n, sizeof(n), ppos);
 	return on_entry(FT_SLOT_READ, n, BPF_CORE_READ(ff, algo_id), 0, id);
 }
@@ -655,19 +704,47 @@ int FT_KRETPROBE(FT_PROG(kr, 3))
 	}
 
 /* slot 4 is _copy_to_user (FT_SLOT_COPY_TO_USER): on_entry keeps it to fib_read */
-SLOT(1) SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9)
-SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15) SLOT(16) SLOT(17)
-SLOT(18) SLOT(19) SLOT(20) SLOT(21) SLOT(22) SLOT(23) SLOT(24) SLOT(25)
-SLOT(26) SLOT(27) SLOT(28) SLOT(29) SLOT(30) SLOT(31) SLOT(32) SLOT(33)
-SLOT(34) SLOT(35) SLOT(36) SLOT(37) SLOT(38) SLOT(39) SLOT(40) SLOT(41)
-SLOT(42) SLOT(43) SLOT(44) SLOT(45) SLOT(46) SLOT(47) SLOT(48) SLOT(49)
-SLOT(50) SLOT(51) SLOT(52) SLOT(53) SLOT(54) SLOT(55) SLOT(56) SLOT(57)
-SLOT(58) SLOT(59) SLOT(60) SLOT(61) SLOT(62) SLOT(63) SLOT(64) SLOT(65)
-SLOT(66) SLOT(67) SLOT(68) SLOT(69) SLOT(70) SLOT(71) SLOT(72) SLOT(73)
-SLOT(74) SLOT(75) SLOT(76) SLOT(77) SLOT(78) SLOT(79) SLOT(80) SLOT(81)
-SLOT(82) SLOT(83) SLOT(84) SLOT(85) SLOT(86) SLOT(87) SLOT(88) SLOT(89)
-SLOT(90) SLOT(91) SLOT(92) SLOT(93) SLOT(94) SLOT(95) SLOT(96) SLOT(97)
-SLOT(98) SLOT(99) SLOT(100) SLOT(101) SLOT(102) SLOT(103) SLOT(104) SLOT(105)
-SLOT(106) SLOT(107) SLOT(108) SLOT(109) SLOT(110) SLOT(111) SLOT(112) SLOT(113)
-SLOT(114) SLOT(115) SLOT(116) SLOT(117) SLOT(118) SLOT(119) SLOT(120) SLOT(121)
-SLOT(122) SLOT(123) SLOT(124) SLOT(125) SLOT(126) SLOT(127)
+SLOT(1)
+SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(
+	14) SLOT(15) SLOT(16) SLOT(17) SLOT(18) SLOT(19) SLOT(20) SLOT(21) SLOT(22) SLOT(23)
+	SLOT(24) SLOT(25) SLOT(26) SLOT(27) SLOT(28) SLOT(29) SLOT(30) SLOT(31) SLOT(32) SLOT(
+		33) SLOT(34) SLOT(35) SLOT(36) SLOT(37) SLOT(38) SLOT(39) SLOT(40) SLOT(41) SLOT(42)
+		SLOT(43) SLOT(44) SLOT(45) SLOT(46) SLOT(47) SLOT(48) SLOT(49) SLOT(50) SLOT(
+			51) SLOT(52) SLOT(53) SLOT(54) SLOT(55) SLOT(56) SLOT(57) SLOT(58) SLOT(59)
+			SLOT(60) SLOT(61) SLOT(62) SLOT(63) SLOT(64) SLOT(65) SLOT(66) SLOT(
+				67) SLOT(68) SLOT(69) SLOT(70) SLOT(71) SLOT(72) SLOT(73) SLOT(74)
+				SLOT(75) SLOT(76) SLOT(77) SLOT(78) SLOT(79) SLOT(80) SLOT(81) SLOT(
+					82) SLOT(83) SLOT(84) SLOT(85) SLOT(86) SLOT(87) SLOT(88)
+					SLOT(89) SLOT(90) SLOT(91) SLOT(92) SLOT(93) SLOT(94) SLOT(
+						95) SLOT(96) SLOT(97) SLOT(98) SLOT(99) SLOT(100)
+						SLOT(101) SLOT(102) SLOT(103) SLOT(104) SLOT(
+							105) SLOT(106) SLOT(107) SLOT(108) SLOT(109)
+							SLOT(110) SLOT(111) SLOT(112) SLOT(
+								113) SLOT(114) SLOT(115) SLOT(116)
+								SLOT(117) SLOT(118) SLOT(119) SLOT(
+									120) SLOT(121) SLOT(122)
+									SLOT(123) SLOT(124)
+										SLOT(125) SLOT(126)
+											SLOT(127)
+
+	/*
+	 * kprobe.multi (Linux 5.18+ with CONFIG_FPROBE): one entry and one exit
+	 * program for every traced function, attached by address in one link each,
+	 * the slot in each address's cookie. Verified once instead of once per
+	 * function: the plan that starts fastest (src/fibtrace/plan.c).
+	 */
+	SEC("kprobe.multi") int BPF_KPROBE(ft_multi_entry)
+{
+	__u32 slot = bpf_get_attach_cookie(ctx);
+
+	if (slot == FT_SLOT_READ)
+		return read_entry((struct file *)PT_REGS_PARM1(ctx), (loff_t *)PT_REGS_PARM4(ctx),
+				  KPROBE_ID);
+	return on_entry(slot, 0, 0, slot == FT_SLOT_COPY ? PT_REGS_PARM3(ctx) : 0, KPROBE_ID);
+}
+
+SEC("kretprobe.multi")
+int BPF_KRETPROBE(ft_multi_exit, long ret)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
+}

@@ -273,18 +273,18 @@ size_t ft_copy_build(const struct ft_run *run, struct ft_copy_row **out)
 	return j;
 }
 
-void ft_attach_counts(const struct ft_targets *tg, int *fentry, int *kprobe, int *none)
+void ft_attach_counts(const struct ft_targets *tg, int by_mode[FT_MODE_NR], int *none)
 {
 	int i;
 
-	*fentry = *kprobe = *none = 0;
+	*none = 0;
+	for (i = 0; i < FT_MODE_NR; i++)
+		by_mode[i] = 0;
 	for (i = 0; i < tg->count; i++) {
 		if (tg->t[i].unavailable)
 			(*none)++;
-		else if (tg->t[i].mode == FT_MODE_FENTRY)
-			(*fentry)++;
 		else
-			(*kprobe)++;
+			by_mode[tg->t[i].mode]++;
 	}
 }
 

@@ -61,7 +61,7 @@ struct ft_copy_row {
 size_t ft_copy_build(const struct ft_run *run, struct ft_copy_row **out);
 
 /* Functions traced with fentry, with kprobes, and not at all. */
-void ft_attach_counts(const struct ft_targets *tg, int *fentry, int *kprobe, int *none);
+void ft_attach_counts(const struct ft_targets *tg, int by_mode[FT_MODE_NR], int *none);
 const char *ft_attach_name(const struct ft_target *t);
 
 /* A counter's value as perf stat estimates it: value * enabled / running when multiplexed. */

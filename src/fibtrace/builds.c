@@ -17,6 +17,7 @@
 #include <libelf.h>
 
 #include "builds.h"
+#include "plan.h"
 
 /* The module name in @ko's .modinfo ("name=..."), read with libelf: 0 or -(exit status). */
 static int ko_module_name(const char *ko, char *name, size_t size)
@@ -197,8 +198,12 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run
 			b->run = run;
 		else if ((err = new_run(b, run)))
 			return err;
-		err = ft_discover(b->run->targets, b->module, cli->funcs, cli->kprobe,
-				  cli->discover, cli->compensate, b->run);
+		err = ft_discover(b->run->targets, b->module, cli->funcs,
+				  cli->attach == FT_ATTACH_KPROBE, cli->discover, cli->compensate,
+				  b->run);
+		if (!err)
+			err = ft_plan_apply(b->run->targets, cli->attach, cli->cmp.kind != 0,
+					    b->run);
 		if (err)
 			return err;
 		fibdev_list_algos(b->device, &b->run->algos);

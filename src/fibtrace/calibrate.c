@@ -310,7 +310,7 @@ void ft_calibrate_pool(struct ft_tracer *const *trs, struct ft_run *const *runs,
 
 	if (n < 2)
 		return;
-	for (m = 0; m < 2; m++)
+	for (m = 0; m < FT_MODE_NR; m++)
 		pool_mode(runs, n, m);
 	for (i = 0; i < n; i++)
 		push_costs(trs[i], runs[i]);

@@ -41,6 +41,7 @@ enum {
 	OPT_PLOT,
 	OPT_CSV,
 	OPT_KPROBE,
+	OPT_ATTACH,
 	OPT_REPEAT,
 	OPT_RINGBUF_SIZE,
 	OPT_COMPARE,
@@ -80,7 +81,13 @@ static const struct argp_option options[] = {
 	 1},
 	{"no-discover", OPT_NO_DISCOVER, NULL, 0,
 	 "Trace only the read path and -f, not every bn_*/fib_* function", 1},
-	{"kprobe", OPT_KPROBE, NULL, 0, "Use kprobe/kretprobe instead of fentry/fexit", 1},
+	{"attach", OPT_ATTACH, "PLAN", 0,
+	 "How to attach: fentry (fentry/fexit per function), multi (two kprobe.multi links for "
+	 "all: the fastest start), kprobe, or auto (default: multi where the kernel has it, "
+	 "fentry for --compare)",
+	 1},
+	{"kprobe", OPT_KPROBE, NULL, 0,
+	 "Use kprobe/kretprobe instead of fentry/fexit (--attach kprobe)", 1},
 	{"no-compensate", OPT_NO_COMPENSATE, NULL, 0,
 	 "Report raw figures only: no calibration of fibtrace's own cost", 1},
 	{"maxactive", OPT_MAXACTIVE, "N", 0,
@@ -228,7 +235,12 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		cli->counters.require = true;
 		break;
 	case OPT_KPROBE:
-		cli->kprobe = true;
+		cli->attach = FT_ATTACH_KPROBE;
+		break;
+	case OPT_ATTACH:
+		if (ft_plan_parse(arg, &cli->attach))
+			argp_error(state, "bad --attach '%s' (want fentry, multi, kprobe or auto)",
+				   arg);
 		break;
 	case OPT_NO_COMPENSATE:
 		cli->compensate = false;

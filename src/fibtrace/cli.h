@@ -8,12 +8,14 @@
 
 #include "compare.h"
 #include "counters.h"
+#include "plan.h"
 #include "range.h"
 #include "report.h"
 #include "run.h"
 
 struct ft_cli {
-	bool verbose, json, csv, kprobe, raw, discover, sweep, all;
+	bool verbose, json, csv, raw, discover, sweep, all;
+	enum ft_attach_req attach; /* --attach (--kprobe: FT_ATTACH_KPROBE) */
 	enum ft_hists hists; /* --hist, --no-hist */
 	bool compensate; /* not --no-compensate */
 	bool tree, tree_full; /* not --no-tree; --tree */

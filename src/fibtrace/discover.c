@@ -20,134 +20,11 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "ksyms.h"
 #include "run.h"
 
-struct ksym {
-	char name[128];
-	char module[64];
-};
-
-static struct ksym *ksyms;
-static size_t nksyms;
 /* The module traced: fibdrv, or a build loaded under another name (--compare builds). */
 static const char *fibmod = "fibdrv";
-
-/* Text symbols only (t/T); module in [brackets], "" for vmlinux. */
-static int load_kallsyms(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], name[256], mod[128], type;
-	size_t cap = 0;
-	unsigned long long addr;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		int k;
-
-		mod[0] = 0;
-		k = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
-		if (k < 3 || (type != 't' && type != 'T'))
-			continue;
-		if (strlen(name) >= sizeof(ksyms->name))
-			continue;
-		if (nksyms == cap) {
-			struct ksym *n;
-
-			cap = cap ? cap * 2 : 4096;
-			n = realloc(ksyms, cap * sizeof(*ksyms));
-			if (!n) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			ksyms = n;
-		}
-		snprintf(ksyms[nksyms].name, sizeof(ksyms->name), "%s", name);
-		snprintf(ksyms[nksyms].module, sizeof(ksyms->module), "%s", k == 4 ? mod : "");
-		nksyms++;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* module NULL: any; "" : vmlinux. */
-static const struct ksym *find_ksym(const char *name, const char *module)
-{
-	size_t i;
-
-	for (i = 0; i < nksyms; i++) {
-		if (strcmp(ksyms[i].name, name))
-			continue;
-		if (!module || !strcmp(ksyms[i].module, module))
-			return &ksyms[i];
-	}
-	return NULL;
-}
-
-/*
- * ftrace's list of traceable functions: fentry and kprobe events both refuse
- * notrace functions (_copy_to_user is notrace in Debian's 6.1 and 6.12).
- * Returns false only when the list is readable and lacks the function.
- */
-static char *traceable_list;
-
-static void load_traceable(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/available_filter_functions",
-		"/sys/kernel/debug/tracing/available_filter_functions",
-	};
-	size_t cap = 0, len = 0;
-	char buf[65536];
-	unsigned int i;
-	FILE *f = NULL;
-
-	for (i = 0; i < 2 && !f; i++)
-		f = fopen(paths[i], "r");
-	if (!f)
-		return;
-	for (;;) {
-		size_t got = fread(buf, 1, sizeof(buf), f);
-		char *n;
-
-		if (!got)
-			break;
-		if (len + got + 2 > cap) {
-			cap = (len + got + 2) * 2;
-			n = realloc(traceable_list, cap);
-			if (!n) {
-				free(traceable_list);
-				traceable_list = NULL;
-				fclose(f);
-				return;
-			}
-			traceable_list = n;
-		}
-		memcpy(traceable_list + len, buf, got);
-		len += got;
-	}
-	fclose(f);
-	if (traceable_list) {
-		traceable_list[len] = 0;
-	} else {
-		traceable_list = calloc(1, 1);
-	}
-}
-
-static bool traceable(const char *name)
-{
-	size_t l = strlen(name);
-	const char *p;
-
-	if (!traceable_list)
-		return true; /* unknown: let the attach decide */
-	for (p = traceable_list; (p = strstr(p, name)); p += l) {
-		if ((p == traceable_list || p[-1] == '\n') &&
-		    (p[l] == '\n' || p[l] == ' ' || p[l] == '\t' || p[l] == 0))
-			return true;
-	}
-	return false;
-}
 
 static struct ft_target *find_target(struct ft_targets *tg, const char *name,
 				     const char *module)
@@ -277,17 +154,6 @@ static bool fentry_by_bare_name(void)
 	return !kernel_at_least(6, 4);
 }
 
-/* Another module (or vmlinux) has a text symbol @name too. */
-static bool name_elsewhere(const char *name, const char *module)
-{
-	size_t i;
-
-	for (i = 0; i < nksyms; i++)
-		if (!strcmp(ksyms[i].name, name) && strcmp(ksyms[i].module, module))
-			return true;
-	return false;
-}
-
 static struct ft_target *add_target(struct ft_targets *tg, int slot,
 				    const char *name, const char *module)
 {
@@ -325,7 +191,7 @@ static void set_mode(struct ft_target *t, const struct btf *vmlinux,
 			set_btf_id(t, vmlinux);
 	}
 	t->ambiguous = !force_kprobe && t->module[0] && fentry_by_bare_name() &&
-		       name_elsewhere(t->name, t->module);
+		       ft_ksym_elsewhere(t->name, t->module);
 	t->mode = (force_kprobe || !t->btf_id || t->nargs > max_fentry_args() || t->ambiguous) ?
 			  FT_MODE_KPROBE :
 			  FT_MODE_FENTRY;
@@ -354,7 +220,7 @@ static void add_calib(struct ft_targets *tg, const struct btf *vmlinux, const st
 		struct ft_target *t;
 
 		snprintf(name, sizeof(name), FT_CALIB_PREFIX "%d", k);
-		if (!find_ksym(name, fibmod) || !traceable(name)) {
+		if (!ft_ksym_find(name, fibmod) || !ft_traceable(name)) {
 			ft_warn(run,
 				"%s has no traceable %s (an older build?): figures are "
 				"not compensated for tracing overhead",
@@ -373,6 +239,46 @@ static void add_calib(struct ft_targets *tg, const struct btf *vmlinux, const st
 	}
 	tg->ncalib = tg->count - first;
 	tg->count = first;
+}
+
+/* Targets by (module, name), to look kallsyms lines up in. */
+static int cmp_target_ptr(const void *a, const void *b)
+{
+	const struct ft_target *x = *(const struct ft_target *const *)a;
+	const struct ft_target *y = *(const struct ft_target *const *)b;
+	int c = strcmp(x->module, y->module);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/*
+ * Every target's address (kprobe.multi attaches by address: a bare name
+ * would find the first module that has it): one pass over kallsyms, each
+ * line looked up among the targets sorted by (module, name).
+ */
+static int cmp_ksym_target(const void *key, const void *elem)
+{
+	const struct ksym *k = key;
+	const struct ft_target *t = *(const struct ft_target *const *)elem;
+	int c = strcmp(k->module, t->module);
+
+	return c ? c : strcmp(k->name, t->name);
+}
+
+static void resolve_addrs(struct ft_targets *tg)
+{
+	struct ft_target *sorted[FT_MAX_SLOTS], **hit;
+	int n = ft_targets_all(tg), i;
+	size_t k;
+
+	for (i = 0; i < n; i++)
+		sorted[i] = &tg->t[i];
+	qsort(sorted, n, sizeof(sorted[0]), cmp_target_ptr);
+	for (k = 0; k < ft_nksyms; k++) {
+		hit = bsearch(&ft_ksyms[k], sorted, n, sizeof(sorted[0]), cmp_ksym_target);
+		if (hit && !(*hit)->addr)
+			(*hit)->addr = ft_ksyms[k].addr;
+	}
 }
 
 static int cmp_target(const void *a, const void *b)
@@ -404,11 +310,11 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 		return -FT_EXIT_USAGE;
 	}
 	if (!mod) {
-		if (btf_has_func(vmlinux, func) && find_ksym(func, ""))
+		if (btf_has_func(vmlinux, func) && ft_ksym_find(func, ""))
 			mod = "";
-		else if (btf_has_func(fib_btf, func) && find_ksym(func, fibmod))
+		else if (btf_has_func(fib_btf, func) && ft_ksym_find(func, fibmod))
 			mod = fibmod;
-		else if ((ks = find_ksym(func, NULL)))
+		else if ((ks = ft_ksym_find(func, NULL)))
 			mod = ks->module;
 		else {
 			fprintf(stderr, "fibtrace: unknown function '%s': not in kernel BTF "
@@ -416,13 +322,13 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 			return -FT_EXIT_UNKNOWN_FUNC;
 		}
 	}
-	if (!find_ksym(func, mod)) {
+	if (!ft_ksym_find(func, mod)) {
 		fprintf(stderr, "fibtrace: unknown function '%s%s%s': not in /proc/kallsyms%s\n",
 			mod, *mod ? ":" : "", func,
 			*mod ? " (is the module loaded?)" : "");
 		return -FT_EXIT_UNKNOWN_FUNC;
 	}
-	if (!traceable(func)) {
+	if (!ft_traceable(func)) {
 		fprintf(stderr, "fibtrace: function '%s' is not traceable (notrace: not in "
 				"available_filter_functions)\n", func);
 		return -FT_EXIT_UNKNOWN_FUNC;
@@ -474,8 +380,8 @@ static bool glob_seen(const struct glob_hits *h, const struct ksym *ks)
 	size_t k;
 
 	for (k = 0; k < h->n; k++)
-		if (!strcmp(ksyms[h->idx[k]].name, ks->name) &&
-		    !strcmp(ksyms[h->idx[k]].module, ks->module))
+		if (!strcmp(ft_ksyms[h->idx[k]].name, ks->name) &&
+		    !strcmp(ft_ksyms[h->idx[k]].module, ks->module))
 			return true;
 	return false;
 }
@@ -485,8 +391,8 @@ static void glob_match(struct ft_targets *tg, const char *mod, const char *pat, 
 {
 	size_t i;
 
-	for (i = 0; i < nksyms; i++) {
-		const struct ksym *ks = &ksyms[i];
+	for (i = 0; i < ft_nksyms; i++) {
+		const struct ksym *ks = &ft_ksyms[i];
 
 		if ((mod && strcmp(ks->module, mod)) || fnmatch(pat, ks->name, 0))
 			continue;
@@ -497,7 +403,7 @@ static void glob_match(struct ft_targets *tg, const char *mod, const char *pat, 
 		h->matched++;
 		if (h->overflow || find_target(tg, ks->name, ks->module) || glob_seen(h, ks))
 			continue;
-		if (!traceable(ks->name))
+		if (!ft_traceable(ks->name))
 			h->notrace++;
 		else if (h->n < room)
 			h->idx[h->n++] = i;
@@ -554,7 +460,7 @@ static int add_glob(struct ft_targets *tg, char *spec, const struct btf *vmlinux
 		err = -FT_EXIT_UNKNOWN_FUNC;
 	}
 	for (k = 0; k < h.n && !err; k++) {
-		const struct ksym *ks = &ksyms[h.idx[k]];
+		const struct ksym *ks = &ft_ksyms[h.idx[k]];
 
 		snprintf(one, sizeof(one), "%s:%s", *ks->module ? ks->module : "vmlinux", ks->name);
 		err = add_extra(tg, one, vmlinux, fib_btf, force_kprobe, run);
@@ -584,7 +490,7 @@ static void warn_ambiguous(const struct ft_targets *tg, struct ft_run *run)
  */
 static int module_present(struct ft_targets *tg, const char *extra, struct ft_run *run)
 {
-	if (find_ksym("fib_read", fibmod))
+	if (ft_ksym_find("fib_read", fibmod))
 		return 0;
 	if (strcmp(fibmod, "fibdrv")) {
 		fprintf(stderr, "fibtrace: module %s has no fib_read in /proc/kallsyms\n", fibmod);
@@ -622,7 +528,7 @@ static int add_fixed(struct ft_targets *tg, const struct btf *vmlinux, const str
 			t->optional = t->unavailable = true;
 			continue;
 		}
-		if (!find_ksym(fixed[i], mod)) {
+		if (!ft_ksym_find(fixed[i], mod)) {
 			fprintf(stderr, "fibtrace: %s%s%s missing from /proc/kallsyms\n", mod,
 				*mod ? ":" : "", fixed[i]);
 			return -FT_EXIT_UNKNOWN_FUNC;
@@ -630,7 +536,7 @@ static int add_fixed(struct ft_targets *tg, const struct btf *vmlinux, const str
 		set_mode(t, vmlinux, fib_btf, force_kprobe);
 		if (i == FT_SLOT_COPY_TO_USER) {
 			t->optional = true;
-			if (!traceable(t->name)) {
+			if (!ft_traceable(t->name)) {
 				t->unavailable = true;
 				ft_warn(run, "_copy_to_user is notrace on this kernel: not traced; "
 					     "the copy is measured at fibdrv_copy");
@@ -655,8 +561,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 				"needs CONFIG_DEBUG_INFO_BTF=y\n");
 		return -FT_EXIT_NO_BTF;
 	}
-	load_traceable();
-	err = load_kallsyms();
+	err = ft_ksyms_load();
 	if (err) {
 		fprintf(stderr, "fibtrace: cannot read /proc/kallsyms: %s\n", strerror(-err));
 		btf__free(vmlinux);
@@ -694,8 +599,8 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 				name = btf__name_by_offset(fib_btf, bt->name_off);
 				if (!default_name(name))
 					continue;
-				if (!find_ksym(name, fibmod) || find_target(tg, name, fibmod) ||
-				    !traceable(name))
+				if (!ft_ksym_find(name, fibmod) || find_target(tg, name, fibmod) ||
+				    !ft_traceable(name))
 					continue;
 				t = add_target(tg, -1, name, fibmod);
 				if (t)
@@ -704,11 +609,11 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 		} else {
 			size_t k;
 
-			for (k = 0; k < nksyms; k++) {
-				const char *name = ksyms[k].name;
+			for (k = 0; k < ft_nksyms; k++) {
+				const char *name = ft_ksyms[k].name;
 				struct ft_target *t;
 
-				if (strcmp(ksyms[k].module, fibmod))
+				if (strcmp(ft_ksyms[k].module, fibmod))
 					continue;
 				if (!default_name(name))
 					continue;
@@ -747,6 +652,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 	if (calibrate && !tg->no_module)
 		add_calib(tg, vmlinux, fib_btf, force_kprobe, run);
 	warn_ambiguous(tg, run);
+	resolve_addrs(tg);
 	for (i = 0; i < tg->count; i++) {
 		struct ft_target *t = &tg->t[i];
 
@@ -765,10 +671,6 @@ out:
 	memset(&idx_fibdrv, 0, sizeof(idx_fibdrv));
 	btf__free(fib_btf);
 	btf__free(vmlinux);
-	free(ksyms);
-	free(traceable_list);
-	traceable_list = NULL;
-	ksyms = NULL;
-	nksyms = 0;
+	ft_ksyms_free();
 	return err;
 }

@@ -272,10 +272,11 @@ static int prepare_run(struct ft_cli *cli, struct ft_run *run, struct ft_compare
 }
 
 /* Open and load one build's BPF programs; time its calibration functions untraced. */
-static int load_tracer(const struct ft_cli *cli, struct ft_build *b)
+static int load_tracer(const struct ft_cli *cli, struct ft_build *b, struct ft_startup *su)
 {
+	double t0 = ft_now_s();
 	struct ft_tracer_opts o = {
-		.force_kprobe = cli->kprobe,
+		.force_kprobe = cli->attach == FT_ATTACH_KPROBE,
 		.verbose = cli->verbose,
 		.ringbuf_bytes = cli->ringbuf_bytes,
 		.sweep_reads = cli->sweep ? u64_range_count(&cli->range) : 0,
@@ -285,8 +286,11 @@ static int load_tracer(const struct ft_cli *cli, struct ft_build *b)
 
 	if (!err)
 		err = ft_tracer_load(b->tr);
+	su->load_s += ft_now_s() - t0;
+	t0 = ft_now_s();
 	if (!err)
 		err = ft_calibrate_untraced(&b->calib, b->run, b->device);
+	su->calibrate_s += ft_now_s() - t0;
 	return err;
 }
 
@@ -306,24 +310,49 @@ static int calibrate_tracer(const struct ft_cli *cli, struct ft_build *b)
  * Every build's tracer (--compare builds has several) in phases, so that
  * each calibration sees the same programs attached: load all and time
  * their calibration functions untraced, attach all, calibrate each, one
- * pooled cost for all, then start recording in all.
+ * pooled cost for all, then start recording in all. Each phase is timed
+ * into run->startup (@t_start: when main began).
  */
-static int start_tracers(const struct ft_cli *cli, struct ft_builds *bs)
+static int start_tracers(const struct ft_cli *cli, struct ft_builds *bs, double t_start)
 {
+	struct ft_startup *su = &bs->b[0].run->startup;
 	int i, err = 0;
+	double t0;
 
 	for (i = 0; i < bs->n && !err; i++)
-		err = load_tracer(cli, &bs->b[i]);
+		err = load_tracer(cli, &bs->b[i], su);
+	t0 = ft_now_s();
 	for (i = 0; i < bs->n && !err; i++)
 		err = ft_tracer_attach(bs->b[i].tr);
+	su->attach_s = ft_now_s() - t0;
+	t0 = ft_now_s();
 	for (i = 0; i < bs->n && !err; i++)
 		err = calibrate_tracer(cli, &bs->b[i]);
+	su->calibrate_s += ft_now_s() - t0;
 	if (err)
 		return err;
 	ft_builds_pool_costs(bs);
 	for (i = 0; i < bs->n; i++)
 		ft_tracer_set_state(bs->b[i].tr, FT_ON);
+	su->total_s = ft_now_s() - t_start;
+	if (cli->verbose)
+		fprintf(stderr,
+			"fibtrace: plan %s: discover %.2fs, load %.2fs, attach %.2fs, calibrate "
+			"%.2fs: recording %.2fs after start\n",
+			su->plan, su->discover_s, su->load_s, su->attach_s, su->calibrate_s,
+			su->total_s);
 	return 0;
+}
+
+/* Every build's links destroyed, timed: what Ctrl-C costs before the report. */
+static void detach_tracers(struct ft_builds *bs)
+{
+	double t0 = ft_now_s();
+	int i;
+
+	for (i = 0; i < bs->n; i++)
+		ft_tracer_detach(bs->b[i].tr);
+	bs->b[0].run->startup.detach_s = ft_now_s() - t0;
 }
 
 /* Compare, sweep, or watch (a command, -p, or until Ctrl-C): the exit status. */
@@ -361,7 +390,7 @@ int main(int argc, char **argv)
 	struct ft_watch watch = {};
 	struct utsname uts;
 	int err, ret;
-	double t0;
+	double t0 = ft_now_s();
 
 	/* Parse the command line; describe the run. */
 	if (ft_cli_parse(&cli, argc, argv))
@@ -393,8 +422,9 @@ int main(int argc, char **argv)
 	err = check_and_discover(&cli, &run, &builds);
 	if (!err)
 		err = prepare_run(&cli, &run, &cmp, &sc, &builds);
+	run.startup.discover_s = ft_now_s() - t0;
 	if (!err)
-		err = start_tracers(&cli, &builds);
+		err = start_tracers(&cli, &builds, t0);
 	if (err) {
 		ret = -err;
 		goto cleanup;
@@ -415,6 +445,7 @@ int main(int argc, char **argv)
 		ft_watch_report(&watch, &cli, &run, builds.b[0].tr);
 	} else {
 		ft_builds_collect(&builds);
+		detach_tracers(&builds);
 		if ((err = report(&cli, &run, cmp)) && ret == FT_EXIT_OK)
 			ret = err;
 	}

@@ -50,7 +50,7 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 		    "their spread plus the midpoint's move since the last calibration "
 		    "(docs/measurement.md)");
 	fprintf(f, ", \"uncompensated_functions\": %d", o->uncompensated);
-	for (m = FT_MODE_FENTRY; m <= FT_MODE_KPROBE; m++) {
+	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++) {
 		if (!o->mode[m].valid)
 			continue;
 		fprintf(f, ",\n     ");
@@ -62,13 +62,25 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 static void json_meta(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
-	int k, nf, nk, nn;
+	const struct ft_startup *su = &run->startup;
+	int k, by[FT_MODE_NR], nn;
 
-	ft_attach_counts(tg, &nf, &nk, &nn);
+	ft_attach_counts(tg, by, &nn);
 	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace\", \"schema\": 1, \"kernel\": ");
 	json_str(f, run->kernel);
-	fprintf(f, ", \"attach_counts\": {\"fentry\": %d, \"kprobe\": %d, \"none\": %d}", nf, nk,
-		nn);
+	fprintf(f,
+		", \"attach_counts\": {\"fentry\": %d, \"kprobe\": %d, \"kprobe_multi\": %d, "
+		"\"none\": %d},\n",
+		by[FT_MODE_FENTRY], by[FT_MODE_KPROBE], by[FT_MODE_MULTI], nn);
+	fprintf(f, "    \"startup\": {\"plan\": ");
+	json_str(f, su->plan ? su->plan : "");
+	fprintf(f, ", \"reason\": ");
+	json_str(f, su->reason ? su->reason : "");
+	fprintf(f,
+		", \"programs\": %d, \"discover_s\": %.3f, \"load_s\": %.3f, \"attach_s\": %.3f, "
+		"\"calibrate_s\": %.3f, \"total_s\": %.3f, \"detach_s\": %.3f}",
+		su->programs, su->discover_s, su->load_s, su->attach_s, su->calibrate_s,
+		su->total_s, su->detach_s);
 	fprintf(f,
 		", \"attach\": \"%s\", \"mode\": \"%s\", \"cpu\": %d, \"seconds\": %.6f, "
 		"\"filter_pid\": %u, \"module_btf\": %s,\n",

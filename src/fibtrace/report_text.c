@@ -108,7 +108,7 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 	}
 	fprintf(f, "times marked * are compensated for fibtrace's own cost (docs/measurement.md); "
 		   "JSON has both\n");
-	for (m = FT_MODE_FENTRY; m <= FT_MODE_KPROBE; m++)
+	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++)
 		if (o->mode[m].valid && o->mode[m].funcs)
 			text_cost(f, m, &o->mode[m]);
 }
@@ -116,13 +116,15 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 static void text_header(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
-	int nf, nk, nn;
+	const struct ft_startup *su = &run->startup;
+	int by[FT_MODE_NR], nn;
 
-	ft_attach_counts(tg, &nf, &nk, &nn);
-	fprintf(f,
-		"fibtrace: kernel %s, clocksource %s, %d functions (fentry %d, kprobe %d, "
-		"untraceable %d), %s",
-		run->kernel, run->clocksource, tg->count, nf, nk, nn, run->run_mode);
+	ft_attach_counts(tg, by, &nn);
+	fprintf(f, "fibtrace: kernel %s, clocksource %s, %d functions (fentry %d, kprobe %d, ",
+		run->kernel, run->clocksource, tg->count, by[FT_MODE_FENTRY], by[FT_MODE_KPROBE]);
+	if (by[FT_MODE_MULTI])
+		fprintf(f, "kprobe.multi %d, ", by[FT_MODE_MULTI]);
+	fprintf(f, "untraceable %d), %s", nn, run->run_mode);
 	if (run->cpu >= 0)
 		fprintf(f, ", cpu %d", run->cpu);
 	if (run->sweep)
@@ -130,6 +132,12 @@ static void text_header(FILE *f, const struct ft_run *run)
 			(uint64_t)run->first, (uint64_t)run->last, (uint64_t)run->step, run->repeat,
 			(uint64_t)run->reads_issued);
 	fprintf(f, ", %.2fs\n", run->seconds);
+	if (su->plan)
+		fprintf(f,
+			"attach plan %s (%s): %d programs; started in %.2fs (discover %.2f, load "
+			"%.2f, attach %.2f, calibrate %.2f), detached in %.2fs\n",
+			su->plan, su->reason, su->programs, su->total_s, su->discover_s, su->load_s,
+			su->attach_s, su->calibrate_s, su->detach_s);
 	text_overhead(f, run);
 }
 

@@ -50,7 +50,7 @@ char *ft_exit_help(void)
 
 const char *ft_mode_name(enum ft_mode m)
 {
-	return m == FT_MODE_FENTRY ? "fentry" : "kprobe";
+	return m == FT_MODE_FENTRY ? "fentry" : m == FT_MODE_MULTI ? "kprobe.multi" : "kprobe";
 }
 
 const char *ft_algo_name(const struct ft_run *run, unsigned int id)

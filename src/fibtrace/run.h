@@ -30,7 +30,8 @@ enum ft_exit {
 	FT_EXIT_NO_COUNTERS = 9,  /* --require-counters and an event unavailable */
 };
 
-enum ft_mode { FT_MODE_FENTRY, FT_MODE_KPROBE };
+/* How a function is traced (plan.c): fentry/fexit, a kprobe pair, or in the kprobe.multi links. */
+enum ft_mode { FT_MODE_FENTRY, FT_MODE_KPROBE, FT_MODE_MULTI, FT_MODE_NR };
 
 struct ft_target {
 	char name[128];
@@ -39,6 +40,7 @@ struct ft_target {
 	enum ft_mode mode;
 	bool in_btf;	  /* has a BTF FUNC (fentry possible) */
 	__u32 btf_id;	  /* FUNC id in vmlinux or module BTF (split ids) */
+	__u64 addr;	  /* its /proc/kallsyms address (kprobe.multi attaches by address) */
 	int nargs;	  /* parameters of its FUNC_PROTO */
 	bool shadowed;	  /* a module function whose name vmlinux BTF also has */
 	bool ambiguous;	  /* another loaded module has its name, and fentry before
@@ -107,7 +109,7 @@ struct ft_cost {
 
 struct ft_overhead {
 	bool on;		/* figures are compensated */
-	struct ft_cost mode[2]; /* by enum ft_mode */
+	struct ft_cost mode[FT_MODE_NR];
 	int uncompensated;	/* reported functions without a calibration */
 };
 
@@ -137,6 +139,20 @@ struct ft_timeline {
 	unsigned int per_n;
 	struct ft_call_ev *ev;
 	size_t nev, capev;
+};
+
+/*
+ * The attach plan (plan.c) and the start-up it gave, in seconds of
+ * CLOCK_MONOTONIC: discovery (kallsyms, BTF, the traceable list), loading
+ * and verifying the programs, attaching them, calibrating fibtrace's cost;
+ * detach, when the run's links were destroyed (before the report).
+ */
+struct ft_startup {
+	const char *plan;   /* "fentry", "kprobe.multi", "kprobe" */
+	const char *reason; /* why auto chose it, or "forced by --attach" */
+	int programs;	    /* BPF programs loaded for the traced functions */
+	double discover_s, load_s, attach_s, calibrate_s, detach_s;
+	double total_s; /* process start to recording (FT_ON) */
 };
 
 /* Everything a report needs. */
@@ -184,6 +200,8 @@ struct ft_run {
 	bool tree_full; /* --tree: every path, not only those >= 5% of their root */
 	bool all;	/* --all: every text section in full */
 	__u64 tree_n;	/* --tree-n: only reads of F(tree_n); FT_TREE_ALL_N for all */
+	/* The attach plan and how long starting and stopping took (plan.c). */
+	struct ft_startup startup;
 	/* The timeline (timeline.c): the reads chosen, the call events drained. */
 	struct ft_timeline *timeline; /* NULL without --trace-out */
 };

@@ -5,10 +5,13 @@
  *
  *   ft_tracer_new()     open the BPF object, register the fentry loader
  *   ft_tracer_load()    knobs and map sizes, one program pair per traced
- *                       function in the mode discover.c chose (fentry or
- *                       kprobe), load; if fentry programs cannot load at
- *                       all, every function falls back to kprobes once
- *   ft_tracer_attach()  attach every pair; a function whose fentry will not
+ *                       function in the mode discover.c and the plan
+ *                       (plan.h) chose (fentry or kprobe), or the two
+ *                       kprobe.multi programs for all, load; if fentry
+ *                       programs cannot load at all, every function falls
+ *                       back to kprobes once
+ *   ft_tracer_attach()  the kprobe.multi links (multi.h), then every pair; a
+ *                       function whose fentry will not
  *                       attach is moved to kprobes (an optional one that
  *                       cannot be traced is left out), all of them in a
  *                       single reload; nothing records yet
@@ -16,6 +19,7 @@
  *                       then on every call is recorded whole
  *   ft_tracer_poll() / ft_tracer_consume()   move per-read records into run
  *   ft_tracer_collect() per-function stats, losses, recursion misses, counters
+ *   ft_tracer_detach()  every link destroyed (optional: ft_tracer_free does it)
  *   ft_tracer_free()
  *
  * Functions return 0 or -(exit status) (enum ft_exit) and print why.
@@ -54,6 +58,8 @@ int ft_tracer_consume(struct ft_tracer *tr);
 int ft_tracer_collect(struct ft_tracer *tr);
 /* -v: resident memory of fibtrace and kernel memory of each BPF map, on stderr. */
 void ft_tracer_print_memory(const struct ft_tracer *tr);
+/* Destroys every link (the run's detach, timed in run->startup): the maps stay readable. */
+void ft_tracer_detach(struct ft_tracer *tr);
 void ft_tracer_free(struct ft_tracer *tr);
 
 #endif

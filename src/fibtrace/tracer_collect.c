@@ -14,6 +14,7 @@
 
 #include "counters.h"
 #include "kretprobe.h"
+#include "multi.h"
 #include "tracer_int.h"
 #include "tree.h"
 
@@ -153,13 +154,16 @@ int ft_tracer_collect(struct ft_tracer *tr)
 
 		if (ft_tracer_slot_stats(tr, t->slot, &t->st))
 			memset(&t->st, 0, sizeof(t->st));
-		t->recursion_misses = recursion_misses(tr, t);
+		/* The kprobe.multi programs are shared: counted once, by ft_multi_collect(). */
+		t->recursion_misses = t->mode == FT_MODE_MULTI ? 0 : recursion_misses(tr, t);
 		tr->run->recursion_misses += t->recursion_misses;
 	}
 	collect_lost(tr, ncpus);
 	if (collect_tree(tr, ncpus))
 		ft_warn(tr->run, "the call tree could not be read: out of memory");
 	ft_kretprobe_collect(tr->run, tr->links);
+	ft_multi_collect(tr->run, tr->multi, tr->skel->progs.ft_multi_entry,
+			 tr->skel->progs.ft_multi_exit);
 	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);
 }

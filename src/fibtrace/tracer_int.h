@@ -19,6 +19,7 @@ struct ft_tracer {
 	struct ft_targets *tg;
 	struct fibtrace *skel;
 	struct bpf_link *links[FT_MAX_SLOTS][2];
+	struct bpf_link *multi[2]; /* the kprobe.multi plan's links (multi.h) */
 	struct ring_buffer *rb;
 	struct bpf_link *switch_link; /* off-CPU time: sched_switch */
 	int fibdrv_btf_fd;	      /* module BTF for fentry on the traced module's functions */
@@ -32,6 +33,9 @@ static inline struct bpf_program *slot_prog(struct fibtrace *skel, enum ft_mode 
 {
 	static const char *const prefix[2][2] = FT_PROG_PREFIXES;
 	char name[32];
+
+	if (mode == FT_MODE_MULTI)
+		return exit ? skel->progs.ft_multi_exit : skel->progs.ft_multi_entry;
 
 	snprintf(name, sizeof(name), "%s_%d", prefix[mode][exit], slot);
 	return bpf_object__find_program_by_name(skel->obj, name);

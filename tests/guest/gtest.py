@@ -3,6 +3,7 @@
 Each check prints one line: "PASS name", "FAIL name: detail" or
 "SKIP name: why". tests/run.sh counts them; exit() returns 1 on any FAIL.
 """
+import os
 import sys
 
 # fibdrv's user API (fibdrv/fibdrv_uapi.h), for the tests that call it directly.
@@ -73,3 +74,17 @@ def algorithms():
     with open("/sys/class/misc/fibonacci/algorithms") as f:
         rows = [line.split("\t") for line in f.read().splitlines() if line]
     return [(name, int(limit)) for name, limit in rows]
+
+
+def has_kprobe_multi():
+    """Whether this kernel has kprobe.multi links (CONFIG_FPROBE), per its config in /boot."""
+    try:
+        with open(f"/boot/config-{os.uname().release}") as f:
+            return "CONFIG_FPROBE=y\n" in f.read()
+    except OSError:
+        return False
+
+
+def default_plan():
+    """The attach plan fibtrace's --attach auto picks here outside --compare (src/fibtrace/plan.h)."""
+    return "kprobe.multi" if has_kprobe_multi() else "fentry"

@@ -84,8 +84,9 @@ def main():
     rc, out, err = run(["--hist", "--no-discover", "--sweep", f"{SWEEP_FIRST}:{SWEEP_LAST}",
                         "--repeat", str(REPEAT)])
     check("fibtrace.hist.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
-    check("fibtrace.hist.count", f"fib_read [fentry]: count {READS}," in out,
-          "no 'fib_read [fentry]: count 465' line:\n" + out[:600])
+    plan = gtest.default_plan()
+    check("fibtrace.hist.count", f"fib_read [{plan}]: count {READS}," in out,
+          f"no 'fib_read [{plan}]: count {READS}' line:\n" + out[:600])
     check("fibtrace.hist.bars", "nsecs" in out and "|*" in out, out[:300])
 
     # Phase 1+2: one JSON document, default traced set, every read recorded.
@@ -101,7 +102,8 @@ def main():
     with open(SCHEMA) as f:
         errs = validate(doc, json.load(f))
     check("fibtrace.json.schema", not errs, "; ".join(errs[:5]))
-    check("fibtrace.json.attach", doc["meta"]["attach"] == "fentry", doc["meta"]["attach"])
+    check("fibtrace.json.attach", doc["meta"]["attach"] == plan and
+          doc["meta"]["startup"]["plan"] == plan, str(doc["meta"]["startup"]))
     check("fibtrace.json.kernel", doc["meta"]["kernel"] == kver, doc["meta"]["kernel"])
     fs = funcs(doc)
     fr = fs.get("fib_read", {})

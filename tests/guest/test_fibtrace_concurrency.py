@@ -94,7 +94,7 @@ def check_accounted(name, doc, issued, unseen=0):
 
 def test_fentry():
     """fentry/fexit have no instance pool: every read of every process counted."""
-    doc, issued = traced_readers("concurrency.fentry", [])
+    doc, issued = traced_readers("concurrency.fentry", ["--attach", "fentry"])
     if not doc:
         return
     fr = fib_read(doc)

@@ -110,7 +110,7 @@ def main():
     print(f"# fibtrace counters on {kver}", flush=True)
 
     # Untouched vs touched pages, fentry, then kprobes.
-    faults_check("counters.fentry", [], FRESH, TOUCHED)
+    faults_check("counters.fentry", ["--attach", "fentry"], FRESH, TOUCHED)
     faults_check("counters.kprobe", ["--kprobe"], 10, 10)
 
     # A sweep into fibtrace's own mlockall'd buffer: no faults at all; CSV

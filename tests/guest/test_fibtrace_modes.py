@@ -178,7 +178,7 @@ def no_fibdrv_glob():
         skip("no_fibdrv", pat)
         return
     rc, out, err = run(["-f", "vmlinux:" + pat, "--"] + GETPPID)
-    m = re.search(rf"^{name} +(fentry|kprobe) +(\d+) ", out, re.M)
+    m = re.search(rf"^{name} +(fentry|kprobe\.multi|kprobe) +(\d+) ", out, re.M)
     check("no_fibdrv.glob", rc == 0 and m is not None and m.group(2) == "1000" and
           "fibdrv not loaded" in out and "fibdrv is not loaded" in err,
           f"exit {rc}: {out[-600:]!r} {err.strip()[-300:]!r}")
@@ -195,7 +195,7 @@ def main():
 
     # fentry and kprobe: the same counts for every function.
     sweep = ["--sweep", "0:40", "--repeat", "2"]
-    fe = run_json("modes.fentry", sweep)
+    fe = run_json("modes.fentry", ["--attach", "fentry"] + sweep)
     kp = run_json("modes.kprobe", ["--kprobe"] + sweep)
     if fe and kp:
         check("modes.kprobe.attach", kp["meta"]["attach"] == "kprobe" and all(
@@ -209,6 +209,27 @@ def main():
         check("modes.kprobe.hist_sums", hist_sums_ok(kp))
         lost = {k: v for k, v in kp["lost"].items() if v}
         check("modes.kprobe.lost.zero", not lost, str(lost))
+
+    # kprobe.multi: the same counts as fentry, from two programs.
+    if fe and gtest.has_kprobe_multi():
+        mu = run_json("modes.multi", ["--attach", "multi"] + sweep)
+        if mu:
+            su = mu["meta"]["startup"]
+            check("modes.multi.plan", su["plan"] == "kprobe.multi" and su["programs"] == 2 and
+                  mu["meta"]["attach"] == "kprobe.multi", str(su))
+            cf = {f["name"]: f["count"] for f in fe["functions"]}
+            cm = {f["name"]: f["count"] for f in mu["functions"]}
+            diff = {k: (cf.get(k), cm.get(k)) for k in set(cf) | set(cm)
+                    if cf.get(k) != cm.get(k)}
+            check("modes.multi.same_counts", not diff, str(sorted(diff.items())[:6]))
+            check("modes.multi.fib_read", cm.get("fib_read") == 82, f"{cm.get('fib_read')} != 82")
+            check("modes.multi.hist_sums", hist_sums_ok(mu))
+            lost = {k: v for k, v in mu["lost"].items() if v}
+            check("modes.multi.lost.zero", not lost, str(lost))
+    elif fe:
+        rc, out, err = run(["--attach", "multi", "--no-discover", "-d", "1"])
+        check("modes.multi.unavailable", rc == 2 and "no kprobe.multi" in err,
+              f"exit {rc}: {err.strip()[-300:]}")
 
     # Algorithms: algo_id read through CO-RE from file->private_data.
     pick = [a for a in ("bn-iter", "bn-fdouble") if a in algos] or algos[:2]

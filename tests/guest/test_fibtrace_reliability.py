@@ -110,7 +110,7 @@ def test_signal_wait(sig, mode, reads):
     """SIGINT / SIGTERM in wait mode: the report of exactly the reads issued,
     exit 0, everything detached."""
     name = f"signal.wait.{mode}.{signal.Signals(sig).name}"
-    args = ["--no-discover", "--no-hist"] + (["--kprobe"] if mode == "kprobe" else [])
+    args = ["--no-discover", "--no-hist"] + ["--attach", mode]
     proc, err = start(args)
     client_reads(reads)
     sent = time.monotonic()
@@ -133,7 +133,7 @@ def test_signal_sweep(sig, mode):
     name = f"signal.sweep.{mode}.{signal.Signals(sig).name}"
     # --no-compensate: the sweep then begins right after the device opens (no calibration).
     cmd = [FIBTRACE, "--json", "--no-discover", "--no-compensate", "--sweep", "0:100000:50"]
-    cmd += ["--kprobe"] if mode == "kprobe" else []
+    cmd += ["--attach", mode]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # The sweep has begun when fibtrace holds the device open.
     deadline = time.monotonic() + 120
@@ -173,7 +173,7 @@ def test_sigkill(mode):
     kill run no program of it (none exists). kprobe events stay, disabled,
     until the next fibtrace removes them."""
     name = f"sigkill.{mode}"
-    args = ["--no-discover"] + (["--kprobe"] if mode == "kprobe" else [])
+    args = ["--no-discover"] + ["--attach", mode]
     proc, err = start(args)
     attached = leftovers(proc.pid)
     check(f"{name}.attached-before", any(x.startswith("prog ") for x in attached),
@@ -207,7 +207,7 @@ def test_rmmod_fentry():
     """fentry/fexit trampolines on fibdrv's functions hold a module reference:
     rmmod fails with "in use" and tracing goes on."""
     before = refcnt()
-    proc, err = start(["--no-discover", "--no-hist"])
+    proc, err = start(["--attach", "fentry", "--no-discover", "--no-hist"])
     held = refcnt()
     out = subprocess.run(["rmmod", "fibdrv"], capture_output=True, text=True, timeout=60)
     print(f"# rmmod while fentry-attached: refcnt {before} -> {held}, rmmod exit "

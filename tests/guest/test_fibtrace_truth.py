@@ -142,10 +142,10 @@ def compensation_run(n, reads, name, args):
     fr = funcs(doc)["fib_read"]
     calls = sum(f["count"] for f in doc["functions"]) / fr["count"] if fr["count"] else 0
     spread = max((over[m]["full_error_ns"] + over[m]["in_error_ns"]
-                  for m in ("fentry", "kprobe")
+                  for m in ("fentry", "kprobe", "kprobe.multi")
                   if isinstance(over.get(m), dict) and over[m].get("functions")), default=0)
     recal = any(isinstance(over.get(m), dict) and over[m].get("recalibrations")
-                for m in ("fentry", "kprobe"))
+                for m in ("fentry", "kprobe", "kprobe.multi"))
     check(f"truth.comp.{n}.{name}.bound",
           (comp["error_ns"] > 0 or spread < 1) and
           (recal or comp["error_ns"] <= calls * spread * 1.5 + 1000),
@@ -161,7 +161,7 @@ def test_recalibration():
     if not doc:
         return
     over, secs = doc["meta"]["overhead"], doc["meta"]["seconds"]
-    cost = next((over[m] for m in ("fentry", "kprobe")
+    cost = next((over[m] for m in ("fentry", "kprobe", "kprobe.multi")
                  if isinstance(over.get(m), dict) and over[m]["functions"]), None)
     if not check("truth.recal.compensated", over["compensated"] and cost is not None,
                  str(over)[:300]):

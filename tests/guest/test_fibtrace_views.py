@@ -96,7 +96,7 @@ def folded_sum(path):
 def test_fentry():
     """n = 90, 5045 and 10^4 in one run (every function traced, fentry)."""
     folded = f"{OUT}/tree-{KVER}.folded"
-    doc = fibtrace_json("tree.fentry", ["--no-compensate", "--sweep", "90:10000:4955",
+    doc = fibtrace_json("tree.fentry", ["--attach", "fentry", "--no-compensate", "--sweep", "90:10000:4955",
                                         "--repeat", str(REPEAT // 2), "--folded", folded])
     if not doc:
         return

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kernel's function tables: see ksyms.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+
+struct ksym *ft_ksyms;
+size_t ft_nksyms;
+
+/* A chained hash of names: head[hash] and next[i] hold index + 1. */
+struct name_hash {
+	unsigned int *head, *next, mask;
+};
+
+static char *kallsyms_buf, *ftrace_buf;
+static struct name_hash ksym_hash, ftrace_hash;
+static const char **ftrace_names;
+static size_t nftrace;
+
+/* The whole file, NUL-terminated, or NULL with errno set. */
+static char *read_all(const char *path)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap + 1), *n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0 || !buf)
+		goto fail;
+	while ((got = read(fd, buf + len, cap - len)) > 0) {
+		len += got;
+		if (len < cap)
+			continue;
+		cap *= 2;
+		n = realloc(buf, cap + 1);
+		if (!n)
+			goto fail;
+		buf = n;
+	}
+	if (got < 0)
+		goto fail;
+	close(fd);
+	buf[len] = 0;
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* Index @n names, name(i) for i < n. */
+static int hash_build(struct name_hash *h, size_t n, const char *(*name)(size_t))
+{
+	size_t size = 1024, i;
+
+	while (size < 2 * n)
+		size <<= 1;
+	h->mask = size - 1;
+	h->head = calloc(size, sizeof(*h->head));
+	h->next = calloc(n ? n : 1, sizeof(*h->next));
+	if (!h->head || !h->next)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint32_t b = hash_str(name(i)) & h->mask;
+
+		h->next[i] = h->head[b];
+		h->head[b] = i + 1;
+	}
+	return 0;
+}
+
+static void hash_free(struct name_hash *h)
+{
+	free(h->head);
+	free(h->next);
+	memset(h, 0, sizeof(*h));
+}
+
+static const char *ksym_name(size_t i)
+{
+	return ft_ksyms[i].name;
+}
+
+static const char *ftrace_name(size_t i)
+{
+	return ftrace_names[i];
+}
+
+/* "ADDR TYPE NAME[\t[MODULE]]" lines, parsed in place; text symbols (t, T) kept. */
+static int parse_kallsyms(char *p)
+{
+	size_t cap = 0;
+
+	while (*p) {
+		char *line_end = strchr(p, '\n'), *name, *mod = NULL, type;
+		unsigned long long addr = strtoull(p, &name, 16);
+
+		if (line_end)
+			*line_end = 0;
+		if (name[0] == ' ' && name[1] && name[2] == ' ') {
+			type = name[1];
+			name += 3;
+			mod = strchr(name, '\t');
+			if (mod) {
+				*mod++ = 0;
+				if (*mod == '[') {
+					mod++;
+					mod[strcspn(mod, "]")] = 0;
+				}
+			}
+			if (type == 't' || type == 'T') {
+				if (ft_nksyms == cap) {
+					struct ksym *n;
+
+					cap = cap ? 2 * cap : 65536;
+					n = realloc(ft_ksyms, cap * sizeof(*n));
+					if (!n)
+						return -ENOMEM;
+					ft_ksyms = n;
+				}
+				ft_ksyms[ft_nksyms++] = (struct ksym){name, mod ? mod : "", addr};
+			}
+		}
+		if (!line_end)
+			break;
+		p = line_end + 1;
+	}
+	return hash_build(&ksym_hash, ft_nksyms, ksym_name);
+}
+
+/* "NAME[ [MODULE]]" lines: the names, in place. */
+static int parse_ftrace(char *p)
+{
+	size_t cap = 0;
+
+	while (*p) {
+		char *line_end = strchr(p, '\n');
+
+		if (line_end)
+			*line_end = 0;
+		p[strcspn(p, " \t")] = 0;
+		if (*p) {
+			if (nftrace == cap) {
+				const char **n;
+
+				cap = cap ? 2 * cap : 65536;
+				n = realloc(ftrace_names, cap * sizeof(*n));
+				if (!n)
+					return -ENOMEM;
+				ftrace_names = n;
+			}
+			ftrace_names[nftrace++] = p;
+		}
+		if (!line_end)
+			break;
+		p = line_end + 1;
+	}
+	return hash_build(&ftrace_hash, nftrace, ftrace_name);
+}
+
+static void *load_ftrace(void *arg)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	unsigned int i;
+
+	(void)arg;
+	for (i = 0; i < 2 && !ftrace_buf; i++)
+		ftrace_buf = read_all(paths[i]);
+	if (ftrace_buf && parse_ftrace(ftrace_buf)) {
+		free(ftrace_buf); /* unknown: the attach decides */
+		ftrace_buf = NULL;
+	}
+	return NULL;
+}
+
+int ft_ksyms_load(void)
+{
+	pthread_t th;
+	bool threaded = !pthread_create(&th, NULL, load_ftrace, NULL);
+	int err = 0;
+
+	kallsyms_buf = read_all("/proc/kallsyms");
+	if (!kallsyms_buf)
+		err = -errno;
+	else
+		err = parse_kallsyms(kallsyms_buf);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		load_ftrace(NULL);
+	return err;
+}
+
+const struct ksym *ft_ksym_find(const char *name, const char *module)
+{
+	unsigned int i;
+
+	if (!ksym_hash.head)
+		return NULL;
+	for (i = ksym_hash.head[hash_str(name) & ksym_hash.mask]; i; i = ksym_hash.next[i - 1]) {
+		const struct ksym *k = &ft_ksyms[i - 1];
+
+		if (!strcmp(k->name, name) && (!module || !strcmp(k->module, module)))
+			return k;
+	}
+	return NULL;
+}
+
+bool ft_ksym_elsewhere(const char *name, const char *module)
+{
+	unsigned int i;
+
+	if (!ksym_hash.head)
+		return false;
+	for (i = ksym_hash.head[hash_str(name) & ksym_hash.mask]; i; i = ksym_hash.next[i - 1]) {
+		const struct ksym *k = &ft_ksyms[i - 1];
+
+		if (!strcmp(k->name, name) && strcmp(k->module, module))
+			return true;
+	}
+	return false;
+}
+
+bool ft_traceable(const char *name)
+{
+	unsigned int i;
+
+	if (!ftrace_buf)
+		return true;
+	for (i = ftrace_hash.head[hash_str(name) & ftrace_hash.mask]; i;
+	     i = ftrace_hash.next[i - 1])
+		if (!strcmp(ftrace_names[i - 1], name))
+			return true;
+	return false;
+}
+
+void ft_ksyms_free(void)
+{
+	hash_free(&ksym_hash);
+	hash_free(&ftrace_hash);
+	free(ft_ksyms);
+	free(ftrace_names);
+	free(kallsyms_buf);
+	free(ftrace_buf);
+	ft_ksyms = NULL;
+	ftrace_names = NULL;
+	kallsyms_buf = ftrace_buf = NULL;
+	ft_nksyms = nftrace = 0;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The attach plan: see plan.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "plan.h"
+
+int ft_plan_parse(const char *s, enum ft_attach_req *req)
+{
+	static const char *const words[] = {"auto", "fentry", "multi", "kprobe"};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(s, words[i])) {
+			*req = (enum ft_attach_req)i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * A kprobe.multi link on a symbol that does not exist: kernels with
+ * kprobe.multi refuse the symbol (ESRCH, ENOENT), kernels built without
+ * CONFIG_FPROBE refuse the link (EOPNOTSUPP), older kernels the program.
+ */
+bool ft_plan_multi_available(void)
+{
+	static const struct bpf_insn ret0[] = {
+		{.code = 0xb7, .dst_reg = 0, .imm = 0}, /* r0 = 0 */
+		{.code = 0x95},				/* exit */
+	};
+	const char *syms[] = {"fibtrace_no_such_function"};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
+	int prog, link, err;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "ft_probe_multi", "GPL", (void *)ret0, 2, &po);
+	if (prog < 0)
+		return false;
+	link = bpf_link_create(prog, 0, BPF_TRACE_KPROBE_MULTI, &lo);
+	err = link < 0 ? errno : 0;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return err == ESRCH || err == ENOENT || err == 0;
+}
+
+/* Every function in the kprobe.multi links; one calibration function for them. */
+static void plan_multi(struct ft_targets *tg)
+{
+	int i, all = ft_targets_all(tg);
+
+	for (i = 0; i < all; i++)
+		tg->t[i].mode = FT_MODE_MULTI;
+	if (tg->ncalib == 2) {
+		/* fibdrv_calib0 (fentry's) goes; fibdrv_calib1 takes its slot. */
+		tg->t[tg->count] = tg->t[tg->count + 1];
+		tg->t[tg->count].slot = tg->count;
+		tg->ncalib = 1;
+	}
+}
+
+int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, bool benchmark, struct ft_run *run)
+{
+	struct ft_startup *su = &run->startup;
+	bool multi = false;
+	int i;
+
+	su->reason = "forced by --attach";
+	if (req == FT_ATTACH_MULTI) {
+		if (!ft_plan_multi_available()) {
+			fprintf(stderr, "fibtrace: --attach multi: this kernel has no kprobe.multi "
+					"links (Linux 5.18+ built with CONFIG_FPROBE)\n");
+			return -FT_EXIT_USAGE;
+		}
+		multi = true;
+	} else if (req == FT_ATTACH_AUTO) {
+		if (benchmark)
+			su->reason = "auto: a comparison, the cheapest per call";
+		else if (!ft_plan_multi_available())
+			su->reason = "auto: no kprobe.multi on this kernel";
+		else {
+			su->reason = "auto: the fastest start";
+			multi = true;
+		}
+	}
+	if (multi)
+		plan_multi(tg);
+	su->plan = multi ? "kprobe.multi" : req == FT_ATTACH_KPROBE ? "kprobe" : "fentry";
+	su->programs = multi ? 2 : 0;
+	for (i = 0; !multi && i < ft_targets_all(tg); i++)
+		su->programs += tg->t[i].unavailable ? 0 : 2;
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The attach plan: how each traced function is traced, decided before
+ * anything is loaded (as bcc's funclatency decides fentry or kprobes).
+ *
+ *   fentry        an fentry/fexit program pair per function (the cheapest
+ *                 per call); a function fentry cannot take gets kprobes
+ *   kprobe.multi  one kprobe.multi and one kretprobe.multi program for all
+ *                 of them, attached by address in one link each, the slot
+ *                 in each address's cookie (Linux 5.18+, CONFIG_FPROBE):
+ *                 two programs verified instead of two per function
+ *   kprobe        a kprobe/kretprobe pair per function (--kprobe)
+ *
+ * --attach auto picks kprobe.multi where the kernel has it, except for a
+ * comparison (--compare), a benchmark where what each call costs matters
+ * more than how fast tracing starts; fentry otherwise.
+ */
+#ifndef FIBTRACE_PLAN_H
+#define FIBTRACE_PLAN_H
+
+#include <stdbool.h>
+
+#include "run.h"
+
+enum ft_attach_req { FT_ATTACH_AUTO, FT_ATTACH_FENTRY, FT_ATTACH_MULTI, FT_ATTACH_KPROBE };
+
+/* "auto", "fentry", "multi", "kprobe" -> *req: 0, or -1 for another word. */
+int ft_plan_parse(const char *s, enum ft_attach_req *req);
+/* Whether this kernel attaches kprobe.multi links (a probe link that fails either way). */
+bool ft_plan_multi_available(void);
+/*
+ * Applies the plan to discovered targets (discover.c chose fentry or
+ * kprobe per function): records it in run->startup. @benchmark: a
+ * comparison. Returns 0 or -(exit status) after saying why.
+ */
+int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, bool benchmark,
+		  struct ft_run *run);
+
+#endif
