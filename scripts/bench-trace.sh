@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Tracing overhead per read of /dev/fibonacci: untraced, fibtrace (fentry,
-# full default set; and without its call tree), fibtrace --kprobe, bpftrace on the same functions into
-# per-function histograms, bcc's funclatency on fib_read, and the read path
-# alone (fibtrace --no-discover vs bpftrace on the same functions). One guest
-# boot per kernel; the workload is build/bench/trace_workload (C, tight
-# lseek+read loop, fastest of 15 rounds).
+# Tracing overhead per read of /dev/fibonacci: untraced, fibtrace (the plan
+# --attach auto picks, full default set; without its call tree; and, where
+# auto picks kprobe.multi, --attach fentry), fibtrace --kprobe, bpftrace on
+# the same functions into per-function histograms, two floors (bpftrace
+# programs on the same functions that do nothing, and that only read the
+# clock into a per-CPU sum), bcc's funclatency on fib_read, and the read
+# path alone (fibtrace --no-discover vs bpftrace on the same functions).
+# Every fibtrace row has its start-up and detach (meta.startup) and its
+# cost per call as a multiple of the clock floor's. One guest boot per
+# kernel; the workload is build/bench/trace_workload (C, tight lseek+read
+# loop, fastest of 15 rounds).
 #
 #   scripts/bench-trace.sh [KVER...]   default: every kernel of scripts/kernels.sh
 #                                      writes bench/results/trace.json
@@ -146,7 +151,7 @@ def fibtrace_session(name, extra, specs):
                            f"{reads_issued(specs)} reads issued")
     lost = {k: v for k, v in doc["lost"].items() if isinstance(v, int) and v}
     return {
-        "ns": res, "slots": slots, "startup_s": tr.startup_s,
+        "ns": res, "slots": slots, "startup_s": tr.startup_s, "startup": doc["meta"]["startup"],
         "counts": {f["name"]: f["count"] for f in traced},
         "calls_per_read": sum(f["count"] for f in traced) / reads_seen,
         "untraceable": sorted(f["name"] for f in doc["functions"] if f["attach"] == "none"),
@@ -154,7 +159,7 @@ def fibtrace_session(name, extra, specs):
     }
 
 
-def bpftrace_script(slots):
+def bpftrace_script(slots, floor=None):
     """The usual bpftrace idiom per function: entry stores nsecs by tid, exit
     does hist(nsecs - start) and deletes it. fentry functions use kfunc
     probes (module:function), kprobe ones (too many arguments for a
@@ -169,15 +174,21 @@ def bpftrace_script(slots):
         if s["mode"] == "none":
             continue
         fn = s["name"]
-        if s["mode"] == "fentry":
+        mode = "fentry" if s["mode"] == "kprobe.multi" else s["mode"]  # every one has BTF here
+        if mode == "fentry":
             where = f"{s['module']}:{fn}" if s["module"] else fn
             entry, exit_ = f"kfunc:{where}", f"kretfunc:{where}"
         else:
             entry, exit_ = f"kprobe:{fn}", f"kretprobe:{fn}"
-        probes[s["mode"]] += 1
-        lines.append(f"{entry} {{ @start_{fn}[tid] = nsecs; }}")
-        lines.append(f"{exit_} /@start_{fn}[tid]/ {{ @ns_{fn} = hist(nsecs - @start_{fn}[tid]);"
-                     f" delete(@start_{fn}[tid]); }}")
+        probes[mode] += 1
+        if floor == "empty":  # what attaching costs with nothing done
+            lines += [f"{entry} {{ }}", f"{exit_} {{ }}"]
+        elif floor == "clock":  # the cheapest timing: the clock, summed per CPU (no key)
+            lines += [f"{entry} {{ @in = sum(nsecs); }}", f"{exit_} {{ @out = sum(nsecs); }}"]
+        else:
+            lines.append(f"{entry} {{ @start_{fn}[tid] = nsecs; }}")
+            lines.append(f"{exit_} /@start_{fn}[tid]/ {{ @ns_{fn} = hist(nsecs - @start_{fn}[tid]);"
+                         f" delete(@start_{fn}[tid]); }}")
     return "\n".join(lines) + "\n", probes
 
 
@@ -202,8 +213,8 @@ def hist_totals(text):
     return totals
 
 
-def bpftrace_session(name, slots, specs):
-    script, probes = bpftrace_script(slots)
+def bpftrace_session(name, slots, specs, floor=None):
+    script, probes = bpftrace_script(slots, floor)
     path = os.path.join(tmp, name.replace("@", "_") + ".bt")
     with open(path, "w") as f:
         f.write(script)
@@ -233,8 +244,20 @@ base_before = workload(SPECS)
 # fibtrace (fentry): one run per n, so its JSON counts are exact for that n.
 fib = {}
 # fibtrace@no-tree: the same without the call tree (its cost per call).
-for tracer, extra in (("fibtrace", []), ("fibtrace@read-path", ["--no-discover"]),
-                      ("fibtrace@no-tree", ["--no-tree"])):
+def has_kprobe_multi():
+    try:
+        with open(f"/boot/config-{KERNEL}") as f:
+            return "CONFIG_FPROBE=y\n" in f.read()
+    except OSError:
+        return False
+
+
+# fibtrace@fentry: where auto picks kprobe.multi, the per-function programs too.
+FIB_RUNS = [("fibtrace", []), ("fibtrace@read-path", ["--no-discover"]),
+            ("fibtrace@no-tree", ["--no-tree"])]
+if has_kprobe_multi():
+    FIB_RUNS.append(("fibtrace@fentry", ["--attach", "fentry"]))
+for tracer, extra in FIB_RUNS:
     for n, reads in SPECS:
         log(f"{tracer} {' '.join(extra)} n={n}")
         fib[tracer, n] = fibtrace_session(tracer, extra, [(n, reads)])
@@ -260,6 +283,9 @@ if not kprobe_counts_match:
         if kprobe_run["counts"].get(f) != fentry_sum.get(f)))
 
 full_slots = fib["fibtrace", SPECS[0][0]]["slots"]
+log("floors: bpftrace programs that do nothing, and that only read the clock")
+floor_empty = bpftrace_session("floor@empty", full_slots, SPECS, "empty")
+floor_clock = bpftrace_session("floor@clock", full_slots, SPECS, "clock")
 path_slots = fib["fibtrace@read-path", SPECS[0][0]]["slots"]
 log(f"bpftrace on {sum(s['mode'] != 'none' for s in full_slots)} functions")
 bpf_full = bpftrace_session("bpftrace", full_slots, SPECS)
@@ -294,13 +320,13 @@ for n, reads in SPECS:
                      extra={"ns_per_read_before": base_before[n][0],
                             "ns_per_read_after": base_after[n][0]}),
     }
-    for tracer, run in (("fibtrace", full), ("fibtrace@read-path", path),
-                        ("fibtrace@no-tree", fib["fibtrace@no-tree", n])):
+    for tracer, _ in FIB_RUNS:
+        run = fib[tracer, n]
         sets[tracer] = dict(functions=len(run["counts"]),
                             function_set="read-path" if tracer.endswith("read-path") else "all",
                             calls=run["calls_per_read"], ns=run["ns"][n],
                             probe="fibtrace " + describe_modes(run["slots"]),
-                            extra={"startup_s": run["startup_s"],
+                            extra={"startup_s": run["startup_s"], "startup": run["startup"],
                                    "untraceable": run["untraceable"], "lost": run["lost"],
                                    "counts_per_read": {k: v / reads_issued([(n, reads)])
                                                        for k, v in run["counts"].items()}})
@@ -308,6 +334,7 @@ for n, reads in SPECS:
                                    calls=full["calls_per_read"], ns=kprobe_run["ns"][n],
                                    probe="fibtrace " + describe_modes(kprobe_run["slots"]),
                                    extra={"startup_s": kprobe_run["startup_s"],
+                                          "startup": kprobe_run["startup"],
                                           "lost": kprobe_run["lost"],
                                           "counts_equal_fentry": kprobe_counts_match})
     for tracer, run, ref, ref_name in (("bpftrace", bpf_full, full, "fibtrace"),
@@ -324,14 +351,21 @@ for n, reads in SPECS:
                                    "calls_traced_all_n": round(sum(
                                        fib[ref_name, m]["calls_per_read"] * reads_issued([(m, r)])
                                        for m, r in SPECS))})
+    for tracer, run in (("floor@empty", floor_empty), ("floor@clock", floor_clock)):
+        sets[tracer] = dict(functions=len(full["counts"]), function_set="all",
+                            calls=full["calls_per_read"], ns=run["ns"][n], probe=run["probe"],
+                            extra={"startup_s": run["startup_s"]})
     sets["funclatency"] = dict(functions=1, function_set="fib_read", calls=1.0,
                                ns=flat["ns"][n], probe="bcc kprobe:1",
                                extra={"startup_s": flat["startup_s"],
                                       "hist_calls_recorded_all_n":
                                           sum(flat["hist_counts"].values())
                                           if flat["hist_counts"] else None})
-    for tracer in ("none", "fibtrace", "fibtrace@no-tree", "fibtrace-kprobe", "bpftrace",
-                   "funclatency", "fibtrace@read-path", "bpftrace@read-path"):
+    for tracer in ("none", "fibtrace", "fibtrace@no-tree", "fibtrace@fentry", "fibtrace-kprobe",
+                   "bpftrace", "floor@empty", "floor@clock", "funclatency", "fibtrace@read-path",
+                   "bpftrace@read-path"):
+        if tracer not in sets:
+            continue
         s = sets[tracer]
         added = (s["ns"][0] - none_ns) / s["calls"] if s["calls"] else 0.0
         row = dict(common, tracer=tracer, function_set=s["function_set"],
@@ -349,6 +383,9 @@ for n, reads in SPECS:
         ref = by["bpftrace@read-path" if r["function_set"] == "read-path" else "bpftrace"]
         if r["tracer"] != "none" and ref["added_ns_per_call"] > 0:
             r["ratio_to_bpftrace"] = round(r["added_ns_per_call"] / ref["added_ns_per_call"], 3)
+        floor = by["floor@clock"]["added_ns_per_call"]
+        if r["tracer"].startswith("fibtrace") and r["function_set"] == "all" and floor > 0:
+            r["ratio_to_clock_floor"] = round(r["added_ns_per_call"] / floor, 3)
 
 log(f"done in {time.monotonic() - t_start:.0f} s")
 with open(OUT, "w") as f:
@@ -374,14 +411,18 @@ with open("bench/results/trace.json", "w") as f:
     json.dump(rows, f, indent=1)
     f.write("\n")
 hdr = ("kernel", "n", "tracer", "funcs", "calls/read", "ns/read", "added", "added ns/call",
-       "vs bpftrace")
-print("%-22s %6s %-19s %5s %10s %12s %7s %13s %11s" % hdr)
+       "vs bpftrace", "vs floor", "start s", "detach s")
+print("%-22s %6s %-19s %5s %10s %12s %7s %13s %11s %8s %7s %8s" % hdr)
 for r in rows:
-    ratio = r.get("ratio_to_bpftrace")
-    print("%-22s %6d %-19s %5d %10.1f %12.0f %6.0f%% %13.0f %11s" % (
+    ratio, fl = r.get("ratio_to_bpftrace"), r.get("ratio_to_clock_floor")
+    su = r.get("startup") or {}
+    print("%-22s %6d %-19s %5d %10.1f %12.0f %6.0f%% %13.0f %11s %8s %7s %8s" % (
         r["kernel"], r["n"], r["tracer"], r["functions"], r["calls_per_read"],
         r["ns_per_read"], r["added_percent"], r["added_ns_per_call"],
-        "-" if ratio is None else f"{ratio:.2f}" if r["resolved"] else "unresolved"))
+        "-" if ratio is None else f"{ratio:.2f}" if r["resolved"] else "unresolved",
+        "-" if fl is None else f"{fl:.2f}",
+        "%.1f" % su["total_s"] if su else ("%.1f" % r["startup_s"] if "startup_s" in r else "-"),
+        "%.2f" % su["detach_s"] if su else "-"))
 print("bench-trace: ns/read is the fastest of %d rounds; added ns/call = "
       "(ns/read - untraced) / calls per read; bench/results/trace.json" % rows[0]["rounds"])
 PY
