@@ -38,9 +38,15 @@ static inline int bn_cpu_has_mulx_adx(void)
 	return boot_cpu_has(X86_FEATURE_BMI2) && boot_cpu_has(X86_FEATURE_ADX);
 }
 
+/*
+ * Charged to the caller's memory cgroup (__GFP_ACCOUNT): a read's scratch
+ * is the reading task's (about 4 MiB at F(10^6)), so a reader over its cgroup's
+ * memory.max gets ENOMEM instead of taking kernel memory outside its limit;
+ * __GFP_RETRY_MAYFAIL makes that ENOMEM rather than the cgroup's OOM killer.
+ */
 static inline void *bn_sys_alloc(size_t bytes)
 {
-	return kvmalloc(bytes, GFP_KERNEL);
+	return kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 }
 
 static inline void bn_sys_free(void *p)

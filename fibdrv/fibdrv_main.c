@@ -84,7 +84,8 @@ noinline long fibdrv_format(struct fib_value *value,
 		return len;
 	if ((size_t)len > size)
 		return -EMSGSIZE;
-	buf = kvmalloc(max_t(long, len, 1), GFP_KERNEL);
+	/* The reader's cgroup pays; over its limit, ENOMEM (bn_compat.h) */
+	buf = kvmalloc(max_t(long, len, 1), GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 	if (!buf)
 		return -ENOMEM;
 	len = fib_format(value, format, buf, len);
@@ -328,7 +329,7 @@ static long fib_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static int fib_open(struct inode *inode, struct file *file)
 {
-	struct fibdrv_file *ff = kzalloc(sizeof(*ff), GFP_KERNEL);
+	struct fibdrv_file *ff = kzalloc(sizeof(*ff), GFP_KERNEL_ACCOUNT);
 
 	if (!ff)
 		return -ENOMEM;

@@ -213,12 +213,32 @@ static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_s
 }
 
 /* What to trace and for how long. */
+/* -f: no empty entry ("", "a,,b", "a,"), no empty module or function ("mod:", ":f"). */
+static bool funcs_ok(const char *list)
+{
+	const char *p = list;
+
+	do {
+		size_t len = strcspn(p, ","), colon = strcspn(p, ":");
+
+		if (!len || colon == 0 || colon + 1 == len)
+			return false;
+		p += len;
+	} while (*p++);
+	return true;
+}
+
 static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
 {
 	uint64_t v;
 
 	switch (key) {
 	case 'f':
+		if (!funcs_ok(arg))
+			argp_error(state,
+				   "bad --func '%s': an empty name (want func, mod:func or a "
+				   "glob, comma-separated)",
+				   arg);
 		cli->funcs = arg;
 		break;
 	case OPT_NO_DISCOVER:

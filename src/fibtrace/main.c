@@ -172,11 +172,35 @@ static int drive_sweep(const struct ft_cli *cli, struct sweep_ctx *sc)
 	return err;
 }
 
+/* Without --algo: the device's default algorithm takes the sweep's largest n (exit 2 if not). */
+static int default_algo_allows(const struct ft_cli *cli, const struct ft_run *run)
+{
+	char name[FIBDRV_ALGO_NAME_MAX];
+	int fd = fibdev_open(cli->device, NULL, -1, "fibtrace"), i = -1;
+
+	if (fd < 0)
+		return -FT_EXIT_ERROR;
+	if (!fibdev_get_algo(fd, name, sizeof(name)))
+		i = fibdev_algo_index(&run->algos, name);
+	close(fd);
+	if (i < 0 || cli->range.last <= run->algos.max_n[i])
+		return 0;
+	fprintf(stderr,
+		"fibtrace: --sweep up to %" PRIu64
+		" exceeds the default algorithm %s's max_n %" PRIu64 " (--algo picks another)\n",
+		(uint64_t)cli->range.last, name, (uint64_t)run->algos.max_n[i]);
+	return -FT_EXIT_USAGE;
+}
+
 /* The run's sweep fields, and the algorithms of --sweep. */
 static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sweep_ctx *sc)
 {
+	int err;
+
 	sc->ids[0] = -1;
 	sc->nalgo = 1;
+	if (!cli->algo_list && (err = default_algo_allows(cli, run)))
+		return err;
 	if (cli->algo_list) {
 		sc->nalgo = ft_algo_list_parse(run, cli->algo_list, cli->range.last, sc->ids,
 					       FIBDEV_MAX_ALGOS, "--algo");
@@ -208,11 +232,26 @@ static void print_slots(const struct ft_targets *tg)
 			tg->t[i].module, tg->t[i].module[0] ? ":" : "", tg->t[i].name);
 }
 
+/* The report on stdout reached it (a full disk, a closed pipe): 0, or exit 1 and why. */
+static int flushed(void)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return FT_EXIT_OK;
+	fprintf(stderr, "fibtrace: writing the report failed: %s\n", strerror(errno));
+	return FT_EXIT_ERROR;
+}
+
 static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compare *cmp)
 {
-	if (cmp)
-		return ft_compare_report(cmp, run, stdout);
+	int err;
+
+	if (cmp) {
+		err = ft_compare_report(cmp, run, stdout);
+		return flushed() ? FT_EXIT_ERROR : err;
+	}
 	ft_report(stdout, run, ft_cli_output(cli), cli->hists);
+	if (flushed())
+		return FT_EXIT_ERROR;
 	if (cli->plot && ft_plot(run, cli->plot))
 		return FT_EXIT_ERROR;
 	if (cli->folded && ft_tree_folded(run, cli->folded))
@@ -237,6 +276,10 @@ static int check_and_discover(const struct ft_cli *cli, struct ft_run *run, stru
 		return -FT_EXIT_PERM;
 	}
 	raise_fd_limit();
+	if (cli->pid && kill((pid_t)cli->pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "fibtrace: -p %u: no such process\n", cli->pid);
+		return -FT_EXIT_USAGE;
+	}
 	if (cli->load && (err = load_module(cli->load)))
 		return err;
 	return ft_builds_open(bs, cli, run);
@@ -443,6 +486,8 @@ int main(int argc, char **argv)
 	if (cli.interval) {
 		/* collects the last interval itself */
 		ft_watch_report(&watch, &cli, &run, builds.b[0].tr);
+		if (flushed() && ret == FT_EXIT_OK)
+			ret = FT_EXIT_ERROR;
 	} else {
 		ft_builds_collect(&builds);
 		detach_tracers(&builds);

@@ -66,17 +66,20 @@ static __u64 recursion_misses(struct ft_tracer *tr, const struct ft_target *t)
 static void collect_lost(struct ft_tracer *tr, int ncpus)
 {
 	int fd = bpf_map__fd(tr->skel->maps.lost), i, c;
-	__u64 lost[256];
+	__u64 *lost = calloc(ncpus, sizeof(*lost)); /* one per possible CPU, however many */
 
 	for (i = 0; i < FT_LOST_NR; i++) {
 		__u32 key = i;
 
 		tr->run->lost[i] = 0;
-		if (ncpus > 256 || bpf_map_lookup_elem(fd, &key, lost))
+		if (!lost || bpf_map_lookup_elem(fd, &key, lost))
 			continue;
 		for (c = 0; c < ncpus; c++)
 			tr->run->lost[i] += lost[c];
 	}
+	if (!lost)
+		ft_warn(tr->run, "out of memory: the loss counters could not be read");
+	free(lost);
 }
 
 int ft_tracer_slot_stats(struct ft_tracer *tr, int slot, struct ft_func_stats *st)

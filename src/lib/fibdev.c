@@ -118,6 +118,11 @@ ssize_t fibdev_read(int fd, uint64_t n, char *buf, size_t size, double *ns)
 
 	if (ns)
 		*ns = 0;
+	/* Above INT64_MAX, (off_t)n is negative: n = 2^64 - 1 would equal lseek's -1. */
+	if (n > INT64_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (lseek(fd, (off_t)n, SEEK_SET) != (off_t)n)
 		return -1;
 	t0 = ns ? mono_ns() : 0;

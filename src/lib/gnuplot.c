@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Plots through gnuplot: see gnuplot.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -54,7 +56,12 @@ int gnuplot_begin(struct gnuplot_job *j, const char *out)
 		cleanup(j);
 		return -1;
 	}
-	fprintf(j->script, "set terminal %s\nset output '%s'\n", term, out);
+	/*
+	 * No "set output": gnuplot writes the plot to its standard output,
+	 * which gnuplot_run() opens as @out. A path in the script would be
+	 * gnuplot code (a quote in it ends the string; gnuplot has system()).
+	 */
+	fprintf(j->script, "set terminal %s\n", term);
 	return 0;
 }
 
@@ -78,18 +85,29 @@ FILE *gnuplot_script(struct gnuplot_job *j)
 
 int gnuplot_run(struct gnuplot_job *j)
 {
-	int status, ret = -1;
+	int status, ret = -1, fd, bad;
 	pid_t pid;
 
-	fclose(j->script);
+	bad = fclose(j->script);
 	j->script = NULL;
+	fd = bad ? -1 : open(j->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "fibtrace: --plot %s: %s\n", j->out, strerror(errno));
+		cleanup(j);
+		return -1;
+	}
 	pid = fork();
 	if (pid == 0) {
+		if (dup2(fd, STDOUT_FILENO) < 0)
+			_exit(126);
 		execlp("gnuplot", "gnuplot", j->path[GNUPLOT_MAX_FILES - 1], (char *)NULL);
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	bad = close(fd);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) ||
+	    bad) {
 		fprintf(stderr, "fibtrace: --plot: gnuplot failed (is gnuplot-nox installed?)\n");
+		unlink(j->out);
 	} else {
 		fprintf(stderr, "fibtrace: plot written to %s\n", j->out);
 		ret = 0;

@@ -10,9 +10,11 @@ test_fibtrace_modes.py; this file adds what happens while tracing.
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -328,6 +330,48 @@ def test_bad_situations():
           f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
 
 
+def test_bad_inputs_refused():
+    """fibtrace's own inputs and outputs: an empty -f entry, -p of a process
+    that does not exist and a sweep beyond the default algorithm's cap are
+    usage errors (exit 2); a report that cannot be written is exit 1; a
+    --plot path with a quote is written as given, never run by gnuplot."""
+    def ft(args, stdout=subprocess.PIPE, timeout=120, cwd=None):
+        return subprocess.run([FIBTRACE] + args, stdout=stdout, stderr=subprocess.PIPE,
+                              text=True, timeout=timeout, cwd=cwd)
+    for bad in ("", "a,,b", "fib_read,", "fibdrv:", ":fib_read"):
+        p = ft(["--no-discover", "-f", bad, "-d", "1"])
+        check(f"bad.func-empty.{bad or 'empty'}", p.returncode == 2 and "--func" in p.stderr,
+              f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    pid = 4000000  # above pid_max's default (4194304 is the limit): take a free one
+    while os.path.exists(f"/proc/{pid}"):
+        pid += 1
+    p = ft(["--no-discover", "-p", str(pid), "-d", "1"])
+    check("bad.pid-missing", p.returncode == 2 and "no such process" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    algos = dict(gtest.algorithms())
+    # Above every algorithm's cap, so above the default's whichever it is.
+    p = ft(["--no-discover", "--sweep", f"0:{max(algos.values()) + 1}"])
+    check("bad.sweep-beyond-default-cap", p.returncode == 2 and "max_n" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    with open("/dev/full", "w") as full:
+        p = ft(["--no-discover", "--json", "--sweep", "0:3"], stdout=full)
+    check("bad.report-unwritable", p.returncode == 1 and "writing the report" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    if not shutil.which("gnuplot"):
+        skip("bad.plot-quote", "gnuplot not installed")
+        return
+    # Run in the directory: an injected system('touch ran') would create d/ran.
+    d = tempfile.mkdtemp(prefix="ft-plot-")
+    marker = os.path.join(d, "ran")
+    name = "a'; system('touch ran'); set output 'b.svg"
+    path = os.path.join(d, name)
+    p = ft(["--no-discover", "--sweep", "0:20", "--plot", name], cwd=d)
+    check("bad.plot-quote", p.returncode == 0 and os.path.getsize(path) > 0 and
+          not os.path.exists(marker) and sorted(os.listdir(d)) == [os.path.basename(path)],
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}; in {d}: {os.listdir(d)}")
+    shutil.rmtree(d)
+
+
 def main():
     if not os.path.exists("/sys/module/fibdrv"):
         skip("fibtrace-reliability", "fibdrv not loaded")
@@ -343,6 +387,7 @@ def main():
     test_rmmod_insmod_between_polls()
     test_ringbuf_full()
     test_bad_situations()
+    test_bad_inputs_refused()
 
 
 if __name__ == "__main__":

@@ -254,6 +254,95 @@ def test_no_leak(algos):
     check("resources.no-slab-vmalloc-growth", growth < 1536, f"grew {growth} KiB")
 
 
+CGROOT = "/sys/fs/cgroup"
+
+
+def cg_write(path, value):
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def charged_read(cg, n, size, limit_kib=None):
+    """A child reads F(n) from inside cgroup @cg (moved there after its
+    buffer is touched: pages charged before the move stay with the old
+    cgroup), optionally under memory.max = what it holds + limit_kib.
+    Returns (outcome, memory.peak - memory.current at the move, in KiB):
+    outcome is the read's length, an errno name, or "killed"."""
+    r, w = os.pipe()
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.close(go_w)
+        buf = bytearray(size)
+        for i in range(0, size, 4096):
+            buf[i] = 1
+        fd = os.open("/dev/fibonacci", os.O_RDONLY)
+        os.read(go_r, 1)  # moved into the cgroup
+        try:
+            out = str(os.preadv(fd, [buf], n))
+        except OSError as e:
+            out = errno.errorcode.get(e.errno, str(e.errno))
+        os.write(w, out.encode())
+        os._exit(0)
+    os.close(w)
+    os.close(go_r)
+    cg_write(f"{cg}/cgroup.procs", str(pid))
+    base = int(open(f"{cg}/memory.current").read())
+    if limit_kib is not None:
+        cg_write(f"{cg}/memory.max", str(base + limit_kib * 1024))
+    os.write(go_w, b"g")
+    os.close(go_w)
+    _, status = os.waitpid(pid, 0)
+    out = os.read(r, 64).decode()
+    os.close(r)
+    peak = int(open(f"{cg}/memory.peak").read())
+    if not out:
+        out = "killed" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
+    return out, (peak - base) // 1024
+
+
+def test_memory_charged(max_n):
+    """A read's scratch is charged to the reader's memory cgroup
+    (GFP_KERNEL_ACCOUNT): memory.peak of a cgroup whose one task reads
+    F(10^6) rises by the scratch; with memory.max far below it the read
+    fails with ENOMEM (or the cgroup's OOM killer ends the reader) and the
+    rest of the system reads on."""
+    ctl = f"{CGROOT}/cgroup.controllers"
+    if not os.path.exists(ctl) or "memory" not in open(ctl).read().split():
+        gtest.skip("memory.charged", "no cgroup v2 memory controller at " + CGROOT)
+        return
+    try:
+        cg_write(f"{CGROOT}/cgroup.subtree_control", "+memory")
+    except OSError as e:
+        gtest.skip("memory.charged", f"cannot enable the memory controller: {e}")
+        return
+    n, size = min(max_n, 10**6), 256 * 1024
+    for name, limit in (("free", None), ("limited", 64)):
+        cg = f"{CGROOT}/fibtest-{name}"
+        os.mkdir(cg)
+        try:
+            out, kib = charged_read(cg, n, size, limit)
+            events = open(f"{cg}/memory.events").read()
+        finally:
+            os.rmdir(cg)
+        print(f"# memory: a read of F({n}) in a cgroup ({name}): {out}, peak +{kib} KiB; "
+              f"{' '.join(events.split())}")
+        if limit is None:
+            # Charged: 3.6 MiB of scratch at F(10^6) (6.12); uncharged, 256 KiB was seen.
+            check("memory.charged.peak", out.isdigit() and kib >= 1024,
+                  f"read {out}, cgroup peak +{kib} KiB (uncharged: a few KiB)")
+        else:
+            check("memory.charged.limited", out == "ENOMEM",
+                  f"read under memory.max +{limit} KiB: {out}")
+    fd = os.open("/dev/fibonacci", os.O_RDONLY)
+    try:
+        got = len(os.pread(fd, size, n))
+    finally:
+        os.close(fd)
+    check("memory.charged.others-unaffected", got > 200000, f"read {got} bytes outside")
+
+
 def main():
     algos = gtest.algorithms()
     max_n = int(open("/sys/module/fibdrv/parameters/max_n").read())
@@ -266,6 +355,7 @@ def main():
     for sig in (signal.SIGKILL, signal.SIGTERM):
         test_fatal_signal_at_max_n(sig, max_n)
     test_no_leak(algos)
+    test_memory_charged(max_n)
 
 
 if __name__ == "__main__":
