@@ -25,48 +25,33 @@ static __always_inline __u64 path_hash(__u64 parent, __u32 slot)
 	return (h ^ (h >> 29)) | 1; /* never 0: 0 is a root's parent */
 }
 
-struct fold_ctx {
-	struct ft_task *st;
-	__u32 d, slot, found;
-};
-
-/* One bpf_loop() step: whether frame k, below frame d, is an outer call of slot in the tree. */
-static int fold_one(__u32 k, void *data)
-{
-	struct fold_ctx *fc = data;
-	struct ft_frame *o;
-
-	if (k >= fc->d)
-		return 1;
-	o = &fc->st->stack[k & (FT_STACK_DEPTH - 1)];
-	if (o->slot == fc->slot && o->tree) {
-		fc->found = k;
-		return 1;
-	}
-	return 0;
-}
-
 /*
  * Frame @d's place in the call tree: under the frame below it, or a root
  * (of the read's algorithm); a recursive call takes its outer call's path.
+ * The outer call is found in O(1): st->tree_owner[slot] is 1 + the stack
+ * index of the outermost open frame of @slot in the tree, checked before
+ * use (an index left by a frame that ended is caught: the frame there now
+ * is not an open in-tree frame of @slot below @d, and then there is none).
  */
 static __always_inline void tree_enter(struct ft_task *st, __u32 d, __u32 slot)
 {
 	struct ft_frame *f = &st->stack[d & (FT_STACK_DEPTH - 1)], *p;
-	struct fold_ctx fc = {.st = st, .d = d, .slot = slot, .found = FT_STACK_DEPTH};
+	__u32 s = slot & (FT_MAX_SLOTS - 1), k;
 
 	f->tree = tree_on && (tree_n == FT_TREE_ALL_N || (st->in_read && st->n == tree_n));
 	if (!f->tree)
 		return;
-	if (d) /* the scan of the frames below, bottom up, as a loop the verifier checks once */
-		bpf_loop(FT_STACK_DEPTH, fold_one, &fc, 0);
-	if (fc.found < FT_STACK_DEPTH) {
-		p = &st->stack[fc.found & (FT_STACK_DEPTH - 1)];
-		f->path = p->path;
-		f->parent = p->parent;
-		f->tree = 2;
-		return;
+	k = st->tree_owner[s];
+	if (k && k - 1 < d) {
+		p = &st->stack[(k - 1) & (FT_STACK_DEPTH - 1)];
+		if (p->slot == slot && p->tree == 1) {
+			f->path = p->path;
+			f->parent = p->parent;
+			f->tree = 2;
+			return;
+		}
 	}
+	st->tree_owner[s] = d + 1;
 	if (d == 0) {
 		f->parent = 0;
 		f->path = path_hash(slot == FT_SLOT_READ ? (__u64)st->algo << 8 : FT_ALGO_NONE,

@@ -244,13 +244,8 @@ base_before = workload(SPECS)
 # fibtrace (fentry): one run per n, so its JSON counts are exact for that n.
 fib = {}
 # fibtrace@no-tree: the same without the call tree (its cost per call).
-def has_kprobe_multi():
-    try:
-        with open(f"/boot/config-{KERNEL}") as f:
-            return "CONFIG_FPROBE=y\n" in f.read()
-    except OSError:
-        return False
-
+sys.path.insert(0, "tests/guest")
+from gtest import has_kprobe_multi  # noqa: E402  (one definition: the guest tests')
 
 # fibtrace@fentry: where auto picks kprobe.multi, the per-function programs too.
 FIB_RUNS = [("fibtrace", []), ("fibtrace@read-path", ["--no-discover"]),

@@ -15,12 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "btf_index.h"
 #include "ksyms.h"
+#include "plan.h"
 #include "run.h"
 
 /* The module traced: fibdrv, or a build loaded under another name (--compare builds). */
@@ -37,68 +38,16 @@ static struct ft_target *find_target(struct ft_targets *tg, const char *name,
 	return NULL;
 }
 
-/*
- * Sorted FUNC names of one BTF (own types only for split BTF): libbpf's
- * btf__find_by_name_kind() scans every type, which costs half a second per
- * lookup in vmlinux under software emulation.
- */
-struct func_index {
-	const struct btf *btf;
-	struct func_ent {
-		const char *name;
-		__u32 id;
-	} *ents;
-	size_t n;
-};
-
 static struct func_index idx_vmlinux, idx_fibdrv;
-
-static int cmp_ent(const void *a, const void *b)
-{
-	return strcmp(((const struct func_ent *)a)->name, ((const struct func_ent *)b)->name);
-}
-
-static void index_btf(struct func_index *ix, const struct btf *btf, const struct btf *base)
-{
-	__u32 id = base ? btf__type_cnt(base) : 1, end;
-
-	memset(ix, 0, sizeof(*ix));
-	ix->btf = btf;
-	if (!btf)
-		return;
-	end = btf__type_cnt(btf);
-	ix->ents = calloc(end - id + 1, sizeof(*ix->ents));
-	if (!ix->ents)
-		return;
-	for (; id < end; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-
-		if (!btf_is_func(t))
-			continue;
-		ix->ents[ix->n].name = btf__name_by_offset(btf, t->name_off);
-		ix->ents[ix->n].id = id;
-		ix->n++;
-	}
-	qsort(ix->ents, ix->n, sizeof(*ix->ents), cmp_ent);
-}
-
-static const struct func_ent *index_find(const struct func_index *ix, const char *name)
-{
-	struct func_ent key = { .name = name };
-
-	if (!ix->n)
-		return NULL;
-	return bsearch(&key, ix->ents, ix->n, sizeof(key), cmp_ent);
-}
 
 static bool btf_has_func(const struct btf *btf, const char *name)
 {
 	if (!btf)
 		return false;
 	if (btf == idx_vmlinux.btf)
-		return index_find(&idx_vmlinux, name) != NULL;
+		return ft_func_index_find(&idx_vmlinux, name) != NULL;
 	if (btf == idx_fibdrv.btf)
-		return index_find(&idx_fibdrv, name) != NULL;
+		return ft_func_index_find(&idx_fibdrv, name) != NULL;
 	return btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
 }
 
@@ -109,9 +58,9 @@ static void set_btf_id(struct ft_target *t, const struct btf *btf)
 	__s32 id = -1;
 
 	if (btf == idx_vmlinux.btf)
-		e = index_find(&idx_vmlinux, t->name);
+		e = ft_func_index_find(&idx_vmlinux, t->name);
 	else if (btf == idx_fibdrv.btf)
-		e = index_find(&idx_fibdrv, t->name);
+		e = ft_func_index_find(&idx_fibdrv, t->name);
 	if (e)
 		id = e->id;
 	else if (btf)
@@ -122,36 +71,6 @@ static void set_btf_id(struct ft_target *t, const struct btf *btf)
 	fn = btf__type_by_id(btf, id);
 	proto = btf__type_by_id(btf, fn->type);
 	t->nargs = proto ? btf_vlen(proto) : 0;
-}
-
-/* The running kernel is @major.@minor or newer (false when uname cannot tell). */
-static bool kernel_at_least(int major, int minor)
-{
-	static int maj = -1, min;
-	struct utsname u;
-
-	if (maj < 0 && (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2))
-		maj = min = 0;
-	return maj > major || (maj == major && min >= minor);
-}
-
-/* x86 trampolines: 6 arguments before 6.5, 12 since. */
-static int max_fentry_args(void)
-{
-	return kernel_at_least(6, 5) ? 12 : 6;
-}
-
-/*
- * Before Linux 6.4 the kernel finds a module function's address for fentry
- * by its bare name in kallsyms: the first module that has it, whatever
- * module's BTF the program names (fixed in 6.4 by "bpf: Fix attaching
- * fentry/fexit/fmod_ret/lsm to modules"). Seen on 6.1 with two builds of
- * fibdrv loaded: the second build's attach fails with EBUSY, the first's
- * lands in whichever module was loaded first.
- */
-static bool fentry_by_bare_name(void)
-{
-	return !kernel_at_least(6, 4);
 }
 
 static struct ft_target *add_target(struct ft_targets *tg, int slot,
@@ -190,11 +109,11 @@ static void set_mode(struct ft_target *t, const struct btf *vmlinux,
 		if (t->in_btf)
 			set_btf_id(t, vmlinux);
 	}
-	t->ambiguous = !force_kprobe && t->module[0] && fentry_by_bare_name() &&
+	t->ambiguous = !force_kprobe && t->module[0] && ft_fentry_by_bare_name() &&
 		       ft_ksym_elsewhere(t->name, t->module);
-	t->mode = (force_kprobe || !t->btf_id || t->nargs > max_fentry_args() || t->ambiguous) ?
-			  FT_MODE_KPROBE :
-			  FT_MODE_FENTRY;
+	t->mode = (force_kprobe || !t->btf_id || t->nargs > ft_max_fentry_args() || t->ambiguous)
+			  ? FT_MODE_KPROBE
+			  : FT_MODE_FENTRY;
 }
 
 /* A function of the default set: bn_*, fib_*, fibdrv_*, not a calibration one. */
@@ -572,8 +491,8 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 		goto out;
 	fib_btf = tg->no_module ? NULL : btf__load_module_btf(fibmod, vmlinux);
 	tg->module_btf = fib_btf != NULL;
-	index_btf(&idx_vmlinux, vmlinux, NULL);
-	index_btf(&idx_fibdrv, fib_btf, vmlinux);
+	ft_func_index_build(&idx_vmlinux, vmlinux, NULL);
+	ft_func_index_build(&idx_fibdrv, fib_btf, vmlinux);
 	if (!fib_btf && !force_kprobe && !tg->no_module)
 		ft_warn(run,
 			"%s has no BTF (/sys/kernel/btf/%s): module functions "
@@ -665,10 +584,8 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 				     "with kprobe", t->name, t->nargs);
 	}
 out:
-	free(idx_vmlinux.ents);
-	free(idx_fibdrv.ents);
-	memset(&idx_vmlinux, 0, sizeof(idx_vmlinux));
-	memset(&idx_fibdrv, 0, sizeof(idx_fibdrv));
+	ft_func_index_free(&idx_vmlinux);
+	ft_func_index_free(&idx_fibdrv);
 	btf__free(fib_btf);
 	btf__free(vmlinux);
 	ft_ksyms_free();

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -15,6 +14,7 @@
 
 #include "compare.h"
 #include "kretprobe.h"
+#include "plan.h"
 
 /* One kprobe event this process created (group "fibtrace_<pid>"). */
 struct krp_event {
@@ -292,16 +292,6 @@ struct ft_kprobe_link_info {
 #define FT_PERF_EVENT_KPROBE 3
 #define FT_PERF_EVENT_KRETPROBE 4
 
-static bool link_info_has_missed(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 7);
-}
-
 /* Misses of one kprobe or kretprobe link: 0, or -ENODATA when the kernel does not say. */
 static int link_missed(struct bpf_link *link, bool ret, __u64 *missed)
 {
@@ -315,7 +305,7 @@ static int link_missed(struct bpf_link *link, bool ret, __u64 *missed)
 		*missed = krp.ev[k].missed;
 		return krp.ev[k].in_profile ? 0 : -ENODATA;
 	}
-	if (!link_info_has_missed() || bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ||
+	if (!ft_kernel_at_least(6, 7) || bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ||
 	    info.type != BPF_LINK_TYPE_PERF_EVENT ||
 	    info.pe_type != (ret ? FT_PERF_EVENT_KRETPROBE : FT_PERF_EVENT_KPROBE))
 		return -ENODATA;

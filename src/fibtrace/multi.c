@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include <bpf/bpf.h>
 
 #include "multi.h"
+#include "plan.h"
 
 int ft_multi_attach(struct bpf_program *entry, struct bpf_program *exit, struct ft_targets *tg,
 		    struct bpf_link *links[2])
@@ -65,22 +65,13 @@ struct ft_multi_link_info {
 	__u64 missed;
 };
 
-static bool has_missed(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 7);
-}
-
 static __u64 link_missed(struct bpf_link *link)
 {
 	struct ft_multi_link_info info = {};
 	__u32 len = sizeof(info);
 
-	if (!link || !has_missed() || bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ||
+	if (!link || !ft_kernel_at_least(6, 7) ||
+	    bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ||
 	    info.type != BPF_LINK_TYPE_KPROBE_MULTI)
 		return 0;
 	return info.missed;

@@ -3,11 +3,42 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "plan.h"
+
+/* The running kernel is @major.@minor or newer (false when uname cannot tell). */
+bool ft_kernel_at_least(int major, int minor)
+{
+	static int maj = -1, min;
+	struct utsname u;
+
+	if (maj < 0 && (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2))
+		maj = min = 0;
+	return maj > major || (maj == major && min >= minor);
+}
+
+/* x86 trampolines: 6 arguments before 6.5, 12 since. */
+int ft_max_fentry_args(void)
+{
+	return ft_kernel_at_least(6, 5) ? 12 : 6;
+}
+
+/*
+ * Before Linux 6.4 the kernel finds a module function's address for fentry
+ * by its bare name in kallsyms: the first module that has it, whatever
+ * module's BTF the program names (fixed in 6.4 by "bpf: Fix attaching
+ * fentry/fexit/fmod_ret/lsm to modules"). Seen on 6.1 with two builds of
+ * fibdrv loaded: the second build's attach fails with EBUSY, the first's
+ * lands in whichever module was loaded first.
+ */
+bool ft_fentry_by_bare_name(void)
+{
+	return !ft_kernel_at_least(6, 4);
+}
 
 int ft_plan_parse(const char *s, enum ft_attach_req *req)
 {

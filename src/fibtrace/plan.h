@@ -24,6 +24,13 @@
 
 enum ft_attach_req { FT_ATTACH_AUTO, FT_ATTACH_FENTRY, FT_ATTACH_MULTI, FT_ATTACH_KPROBE };
 
+/* The running kernel is @major.@minor or newer (false when uname cannot tell). */
+bool ft_kernel_at_least(int major, int minor);
+/* x86 trampolines: 6 arguments before 6.5, 12 since. */
+int ft_max_fentry_args(void);
+/* Before 6.4, fentry finds a module function by its bare name (plan.c). */
+bool ft_fentry_by_bare_name(void);
+
 /* "auto", "fentry", "multi", "kprobe" -> *req: 0, or -1 for another word. */
 int ft_plan_parse(const char *s, enum ft_attach_req *req);
 /* Whether this kernel attaches kprobe.multi links (a probe link that fails either way). */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-task stack of open calls (bpf/fibtrace.bpf.c: struct ft_task):
+ * frames whose exit can no longer come, and the frame an exit pairs with.
+ * Included by fibtrace.bpf.c after its task state and count_lost().
+ */
+#ifndef FIBTRACE_STACK_BPF_H
+#define FIBTRACE_STACK_BPF_H
+
+/*
+ * Frames whose exit can no longer come: the top frame is stale when a new
+ * entry of this task sits above its stack position (@id is the entry's
+ * stack address; the kernel stack grows down, so a live caller's frame is
+ * at or above its callees': at, for a tail call, whose kprobe sees the
+ * caller's return address slot). Their exits were lost (a kretprobe
+ * instance missing, fexit skipped by the recursion guard): dropped and
+ * counted, so they neither shrink the stack nor pair with a later exit. A
+ * lost exit at exactly the new entry's position is not caught here; the
+ * caller's exit counts it as unwound.
+ */
+struct stale_ctx {
+	struct ft_task *st;
+	__u64 id;
+};
+
+/* One bpf_loop() step of drop_stale(): 1 ends the loop. */
+static int drop_one(__u32 k, void *data)
+{
+	struct stale_ctx *sc = data;
+	struct ft_task *st = sc->st;
+	__u32 d = st->depth, i;
+
+	if (d == 0 || d > FT_STACK_DEPTH)
+		return 1;
+	i = (d - 1) & (FT_STACK_DEPTH - 1);
+	if (st->stack[i].id >= sc->id)
+		return 1;
+	if (st->stack[i].slot == FT_SLOT_READ)
+		st->in_read = 0;
+	st->depth = d - 1;
+	count_lost(FT_LOST_NO_RETURN);
+	return 0;
+}
+
+/*
+ * The loops over the stack go through bpf_loop(), which the verifier checks
+ * once and inlines: an open-coded loop of FT_STACK_DEPTH steps is verified
+ * step by step in every one of the hundreds of programs fibtrace loads
+ * (most of their load time). Their common case is tested inline first.
+ */
+static __always_inline void drop_stale(struct ft_task *st, __u64 id)
+{
+	struct stale_ctx sc = {.st = st, .id = id};
+	__u32 d = st->depth;
+
+	if (d == 0 || d > FT_STACK_DEPTH || st->stack[(d - 1) & (FT_STACK_DEPTH - 1)].id >= id)
+		return;
+	bpf_loop(FT_STACK_DEPTH, drop_one, &sc, 0);
+}
+
+/*
+ * The frame of this exit: the one with its identity (@id) and slot, nearly
+ * always the top one. FT_STACK_DEPTH when there is none.
+ */
+struct find_ctx {
+	struct ft_task *st;
+	__u64 id;
+	__u32 d, slot, found;
+};
+
+/* One bpf_loop() step of find_frame(), from frame d - 1 - k down. */
+static int find_one(__u32 k, void *data)
+{
+	struct find_ctx *fc = data;
+	__u32 i;
+
+	if (k >= fc->d)
+		return 1;
+	i = (fc->d - 1 - k) & (FT_STACK_DEPTH - 1);
+	if (fc->st->stack[i].id == fc->id && fc->st->stack[i].slot == fc->slot) {
+		fc->found = i;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline __u32 find_frame(struct ft_task *st, __u32 d, __u32 slot, __u64 id)
+{
+	struct find_ctx fc = {.st = st, .id = id, .d = d, .slot = slot, .found = FT_STACK_DEPTH};
+	__u32 i = d - 1;
+
+	/* Keep the mask: the verifier needs it even where d <= FT_STACK_DEPTH is known. */
+	asm volatile("" : "+r"(i));
+	i &= FT_STACK_DEPTH - 1;
+	if (st->stack[i].id == id && st->stack[i].slot == slot)
+		return i;
+	bpf_loop(FT_STACK_DEPTH, find_one, &fc, 0);
+	return fc.found;
+}
+
+#endif /* FIBTRACE_STACK_BPF_H */
