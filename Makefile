@@ -111,7 +111,7 @@ vmlinux-h:
 
 # Host unit tests: one program per module, each printing PASS/FAIL lines
 # that tests/run.sh counts. None needs libbpf or a kernel.
-UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate
+UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate test_ksyms
 $(BUILD)/tests/test_range: $(call obj,tests/unit/test_range.c src/lib/range.c)
 $(BUILD)/tests/test_stats: $(call obj,tests/unit/test_stats.c src/lib/stats.c)
 $(BUILD)/tests/test_compare: $(call obj,tests/unit/test_compare.c \
@@ -120,9 +120,10 @@ $(BUILD)/tests/test_attribute: $(call obj,tests/unit/test_attribute.c \
 	src/fibtrace/compare/functions.c src/fibtrace/compare/cstats.c src/lib/stats.c src/lib/fmt.c)
 $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
+$(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/ksyms.c)
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $^ -o $@ -lm
+	$(CC) $(USER_CFLAGS) $^ -o $@ -lm -lpthread
 
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \

@@ -176,14 +176,10 @@ static int parse_ftrace(char *p)
 
 static void *load_ftrace(void *arg)
 {
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/available_filter_functions",
-		"/sys/kernel/debug/tracing/available_filter_functions",
-	};
+	const char *const *paths = arg;
 	unsigned int i;
 
-	(void)arg;
-	for (i = 0; i < 2 && !ftrace_buf; i++)
+	for (i = 0; paths[i] && !ftrace_buf; i++)
 		ftrace_buf = read_all(paths[i]);
 	if (ftrace_buf && parse_ftrace(ftrace_buf)) {
 		free(ftrace_buf); /* unknown: the attach decides */
@@ -192,13 +188,13 @@ static void *load_ftrace(void *arg)
 	return NULL;
 }
 
-int ft_ksyms_load(void)
+int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace)
 {
 	pthread_t th;
-	bool threaded = !pthread_create(&th, NULL, load_ftrace, NULL);
+	bool threaded = !pthread_create(&th, NULL, load_ftrace, (void *)ftrace);
 	int err = 0;
 
-	kallsyms_buf = read_all("/proc/kallsyms");
+	kallsyms_buf = read_all(kallsyms);
 	if (!kallsyms_buf)
 		err = -errno;
 	else
@@ -206,8 +202,19 @@ int ft_ksyms_load(void)
 	if (threaded)
 		pthread_join(th, NULL);
 	else
-		load_ftrace(NULL);
+		load_ftrace((void *)ftrace);
 	return err;
+}
+
+int ft_ksyms_load(void)
+{
+	static const char *const ftrace[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+		NULL,
+	};
+
+	return ft_ksyms_load_from("/proc/kallsyms", ftrace);
 }
 
 const struct ksym *ft_ksym_find(const char *name, const char *module)

@@ -25,6 +25,8 @@ extern size_t ft_nksyms;
 
 /* Reads both tables: 0 or -errno (kallsyms unreadable; the ftrace list is optional). */
 int ft_ksyms_load(void);
+/* The same from other files (tests): @ftrace, NULL-terminated, the first readable. */
+int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace);
 /* module NULL: any; "": vmlinux. */
 const struct ksym *ft_ksym_find(const char *name, const char *module);
 /* Another module (or vmlinux) than @module has a text symbol @name. */
