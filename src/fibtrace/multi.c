@@ -77,22 +77,10 @@ static __u64 link_missed(struct bpf_link *link)
 	return info.missed;
 }
 
-static __u64 prog_recursion_misses(struct bpf_program *prog)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_program__fd(prog) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-		return 0;
-	return info.recursion_misses;
-}
-
-void ft_multi_collect(struct ft_run *run, struct bpf_link *const links[2],
-		      struct bpf_program *entry, struct bpf_program *exit)
+void ft_multi_collect(struct ft_run *run, struct bpf_link *const links[2])
 {
 	if (!links[0])
 		return;
 	run->lost[FT_LOST_KPROBE_MISSED] += link_missed(links[0]);
 	run->lost[FT_LOST_KRETPROBE_MISSED] += link_missed(links[1]);
-	run->recursion_misses += prog_recursion_misses(entry) + prog_recursion_misses(exit);
 }

@@ -18,8 +18,7 @@
 /* Attaches both links: 0 or -errno after saying why. */
 int ft_multi_attach(struct bpf_program *entry, struct bpf_program *exit, struct ft_targets *tg,
 		    struct bpf_link *links[2]);
-/* Adds the links' misses to run->lost and the programs' recursion misses to run. */
-void ft_multi_collect(struct ft_run *run, struct bpf_link *const links[2],
-		      struct bpf_program *entry, struct bpf_program *exit);
+/* Adds the links' misses to run->lost. */
+void ft_multi_collect(struct ft_run *run, struct bpf_link *const links[2]);
 
 #endif

@@ -47,19 +47,24 @@ static void sum_stats(const void *buf, int ncpus, size_t vsz, struct ft_func_sta
 	}
 }
 
+/* A loaded program's runs skipped by the kernel's recursion guard; 0 if not loaded. */
+static __u64 prog_recursion_misses(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_program__fd(prog) < 0 || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 static __u64 recursion_misses(struct ft_tracer *tr, const struct ft_target *t)
 {
 	__u64 n = 0;
 	int e;
 
-	for (e = 0; e < 2 && t->attached; e++) {
-		struct bpf_program *prog = slot_prog(tr->skel, t->mode, t->slot, e);
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-			n += info.recursion_misses;
-	}
+	for (e = 0; e < 2 && t->attached; e++)
+		n += prog_recursion_misses(slot_prog(tr->skel, t->mode, t->slot, e));
 	return n;
 }
 
@@ -157,7 +162,7 @@ int ft_tracer_collect(struct ft_tracer *tr)
 
 		if (ft_tracer_slot_stats(tr, t->slot, &t->st))
 			memset(&t->st, 0, sizeof(t->st));
-		/* The kprobe.multi programs are shared: counted once, by ft_multi_collect(). */
+		/* The kprobe.multi programs are shared: counted once, below. */
 		t->recursion_misses = t->mode == FT_MODE_MULTI ? 0 : recursion_misses(tr, t);
 		tr->run->recursion_misses += t->recursion_misses;
 	}
@@ -165,8 +170,10 @@ int ft_tracer_collect(struct ft_tracer *tr)
 	if (collect_tree(tr, ncpus))
 		ft_warn(tr->run, "the call tree could not be read: out of memory");
 	ft_kretprobe_collect(tr->run, tr->links);
-	ft_multi_collect(tr->run, tr->multi, tr->skel->progs.ft_multi_entry,
-			 tr->skel->progs.ft_multi_exit);
+	ft_multi_collect(tr->run, tr->multi);
+	if (tr->multi[0]) /* the shared programs: counted once, not per function */
+		tr->run->recursion_misses += prog_recursion_misses(tr->skel->progs.ft_multi_entry) +
+					     prog_recursion_misses(tr->skel->progs.ft_multi_exit);
 	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);
 }
