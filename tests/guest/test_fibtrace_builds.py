@@ -41,9 +41,9 @@ def loaded(name):
     return os.path.exists(f"/sys/module/{name}")
 
 
-def run_json(name, args, want_rc):
+def run_json(name, args, want_rc, confirm=False):
     """test_fibtrace_compare's run (exit status, JSON, schema), then the builds' own checks."""
-    doc, err = compare_run_json(name, args, want_rc)
+    doc, err = compare_run_json(name, args, want_rc, confirm)
     if doc:
         check(f"{name}.kind", doc["settings"]["kind"] == "builds", doc["settings"]["kind"])
     left = [m for m in ("fibdrv_a", "fibdrv_b", "fibdrv_slow") if loaded(m)]
@@ -83,7 +83,7 @@ def aa(ko):
     doc, err = run_json("builds.aa", ["--compare", "builds", ko["a"], ko["b"], "--labels", "a,b",
                                       "--sweep", SWEEP, "--repeat", str(ROUNDS), "--cpu", "0",
                                       "--fail-on-regression", "5", "--save-benchfmt", bench,
-                                      "--save-json", saved], want_rc=0)
+                                      "--save-json", saved], want_rc=0, confirm=True)
     if not doc:
         return
     check_counts("builds.aa", doc, ["a", "b"], NS, ROUNDS)
