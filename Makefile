@@ -14,7 +14,7 @@
 #   make perf-gate BASE=REV  fibdrv at REV against the working tree's in one guest;
 #                      exit 8 on a regression, then which functions changed
 #                      (KVER, SWEEP, REPEAT, PCT, ATTRIBUTE, ATTR_REPEAT; docs/ci.md)
-#   make fuzz          libFuzzer against GMP (FUZZ_SECONDS, default 60)
+#   make fuzz          libFuzzer: bn against GMP, the CLI, the JSON/CSV writers (FUZZ_SECONDS each)
 #   make stack-depth   deepest stack of traced calls per algorithm at its cap (N=n)
 #   make format        clang-format every C source
 #
@@ -33,9 +33,8 @@ VMLINUX_H := vmlinux/x86/vmlinux.h
 # The object of each source: $(call obj,a.c b.c) -> build/obj/a.o build/obj/b.o
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-# The big-number library (BN_SRCS), its programs, tests, benchmark, fuzzer.
+# The big-number library (BN_SRCS), its programs, tests, benchmark.
 include mk/bignum.mk
-include mk/fuzz.mk
 
 # Kernel lines: the newest installed release of each of 6.1 and 6.12.
 KERNELS = $(shell scripts/kernels.sh)
@@ -53,6 +52,9 @@ FIBTRACE_PURE := src/fibtrace/run.c src/fibtrace/aggregate.c src/fibtrace/report
 	src/fibtrace/tree.c
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
+
+# The fuzzers (make fuzz): the big-number library, the command line, the reports.
+include mk/fuzz.mk
 
 .PHONY: all deps module modules user vmtest test unit check-inline demo vmlinux-h bench bench-trace clean format check-kver \
 	stack-depth print-bn-srcs perf-gate test-builds

@@ -1,28 +1,38 @@
-# make fuzz: the libFuzzer harness (tests/fuzz/fuzz_bn.c) against GMP, built
-# with ASan and UBSan. FUZZ_SECONDS bounds the run (60 in make test);
-# tests/fuzz/corpus is the checked-in seed corpus (new inputs go to
-# build/fuzz/corpus); every file in tests/fuzz/regressions is replayed first.
+# make fuzz: three libFuzzer harnesses built with ASan and UBSan, each run by
+# scripts/fuzz.sh (its regressions replayed, then FUZZ_SECONDS of fuzzing
+# from tests/fuzz/corpus/NAME):
+#   bn      the big-number library and every algorithm against GMP
+#   cli     fibtrace's command line and every option's value parser
+#   report  fibtrace's JSON and CSV writers on hostile names (jansson parses)
+# FUZZ_SECONDS is per harness (tests/run.sh: 40 each in make test); make
+# fuzz-NAME runs one.
 FUZZ_SECONDS ?= 60
 # A fixed seed keeps make test reproducible; FUZZ_SEED=0 lets libFuzzer pick.
 FUZZ_SEED ?= 1
+FUZZERS := bn cli report
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Isrc
+# libFuzzer options of each harness.
+FUZZ_OPTS_bn := -max_len=4096 -timeout=20
+FUZZ_OPTS_cli := -max_len=512 -timeout=10
+FUZZ_OPTS_report := -max_len=2048 -timeout=10
 
 $(BUILD)/fuzz/fuzz_bn: tests/fuzz/fuzz_bn.c $(BN_SRCS) $(wildcard fibdrv/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $< $(BN_SRCS) -o $@ -lgmp
 
-.PHONY: fuzz
-fuzz: $(BUILD)/fuzz/fuzz_bn
-	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/crashes
-	@if ls tests/fuzz/regressions/* >/dev/null 2>&1; then \
-		if $(BUILD)/fuzz/fuzz_bn tests/fuzz/regressions/* >$(BUILD)/fuzz/regressions.log 2>&1; \
-		then echo "PASS fuzz.regressions ($$(ls tests/fuzz/regressions | wc -l) inputs)"; \
-		else echo "FAIL fuzz.regressions: see $(BUILD)/fuzz/regressions.log"; exit 1; fi; \
-	else echo "SKIP fuzz.regressions: no regression inputs yet"; fi
-	@if $(BUILD)/fuzz/fuzz_bn -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -max_len=4096 -timeout=20 -print_final_stats=1 \
-		-artifact_prefix=$(BUILD)/fuzz/crashes/ $(BUILD)/fuzz/corpus tests/fuzz/corpus \
-		>$(BUILD)/fuzz/fuzz.log 2>&1; then \
-		echo "PASS fuzz.bn-vs-gmp ($(FUZZ_SECONDS) s, $$(grep -o 'stat::number_of_executed_units: [0-9]*' $(BUILD)/fuzz/fuzz.log | grep -o '[0-9]*$$' || grep -o '#[0-9]*' $(BUILD)/fuzz/fuzz.log | tail -n 1) runs)"; \
-	else echo "FAIL fuzz.bn-vs-gmp: finding in $(BUILD)/fuzz/crashes (log $(BUILD)/fuzz/fuzz.log); copy it to tests/fuzz/regressions"; \
-		tail -n 30 $(BUILD)/fuzz/fuzz.log; exit 1; fi
+# The whole of fibtrace but its main (the skeleton header is included).
+$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(filter-out src/fibtrace/main.c,$(FIBTRACE_SRCS)) \
+		$(LIB_SRCS) | $(BUILD)/fibtrace.skel.h
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(filter-out -O2 -g,$(USER_CFLAGS)) $(filter %.c,$^) -o $@ $(TOOL_LIBS)
+
+$(BUILD)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c $(FIBTRACE_PURE) \
+		$(filter-out src/lib/gnuplot.c,$(LIB_SRCS))
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) $(filter-out -O2 -g,$(USER_CFLAGS)) $^ -o $@ -ljansson -lm -lpthread
+
+.PHONY: fuzz $(addprefix fuzz-,$(FUZZERS))
+fuzz: $(addprefix fuzz-,$(FUZZERS))
+$(addprefix fuzz-,$(FUZZERS)): fuzz-%: $(BUILD)/fuzz/fuzz_%
+	@scripts/fuzz.sh $* $< $(FUZZ_SECONDS) $(FUZZ_SEED) $(FUZZ_OPTS_$*)

@@ -10,7 +10,7 @@ PACKAGES=(
 	build-essential clang llvm lld libbpf-dev bpftool dwarves libelf-dev
 	zlib1g-dev pkg-config qemu-system-x86 linux-perf gnuplot-nox libgmp-dev
 	busybox-static python3 python3-pip xz-utils zstd kmod cpio
-	libclang-rt-14-dev clang-format jq bpftrace bpfcc-tools procps
+	libclang-rt-14-dev clang-format jq bpftrace bpfcc-tools procps libjansson-dev
 	chromium python3-pil
 )
 # The flame graph renderer (--flamegraph): inferno, from crates.io.

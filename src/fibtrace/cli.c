@@ -8,6 +8,8 @@
 #include <argp.h>
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,6 +170,24 @@ static const struct argp_option options[] = {
 	{},
 };
 
+/*
+ * A usage error: argp prints it and exits FT_EXIT_USAGE; only when the
+ * caller asked argp not to exit (ARGP_NO_EXIT: the fuzzer) does it return,
+ * and then parsing stops with EINVAL.
+ */
+static error_t usage(struct argp_state *state, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	argp_error(state, "%s", msg);
+	return EINVAL;
+}
+
+/* Seconds: finite, above 0, at most a year. */
 static int parse_seconds(const char *arg, double *out)
 {
 	char *end;
@@ -175,7 +195,7 @@ static int parse_seconds(const char *arg, double *out)
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || v <= 0)
+	if (errno || end == arg || *end || !(v > 0 && v <= FT_SECONDS_MAX))
 		return -1;
 	*out = v;
 	return 0;
@@ -189,13 +209,13 @@ static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_s
 	switch (key) {
 	case 's':
 		if (parse_u64_range(arg, &cli->range))
-			argp_error(state, "bad --sweep '%s' (want A:B[:STEP], A <= B, STEP > 0)",
-				   arg);
+			return usage(state, "bad --sweep '%s' (want A:B[:STEP], A <= B, STEP > 0)",
+				     arg);
 		cli->sweep = true;
 		break;
 	case OPT_REPEAT:
 		if (parse_u64(arg, &v) || !v || v > 1000000)
-			argp_error(state, "bad --repeat '%s' (1..1000000)", arg);
+			return usage(state, "bad --repeat '%s' (1..1000000)", arg);
 		cli->repeat = v;
 		break;
 	case 'a':
@@ -203,7 +223,7 @@ static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case 'c':
 		if (parse_u64(arg, &v) || v >= CPU_SETSIZE)
-			argp_error(state, "bad --cpu '%s'", arg);
+			return usage(state, "bad --cpu '%s'", arg);
 		cli->cpu = v;
 		break;
 	default:
@@ -213,15 +233,23 @@ static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_s
 }
 
 /* What to trace and for how long. */
-/* -f: no empty entry ("", "a,,b", "a,"), no empty module or function ("mod:", ":f"). */
+/*
+ * -f: entries func or mod:func, comma-separated; no empty entry ("", "a,,b",
+ * "a,"), module or function ("mod:", ":f"), no second colon, and only what
+ * a kernel symbol or a glob holds (letters, digits, _ . $ and * ? [ ] ! ^ -).
+ */
 static bool funcs_ok(const char *list)
 {
+	static const char sym[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789_.$*?[]!^-";
 	const char *p = list;
 
 	do {
-		size_t len = strcspn(p, ","), colon = strcspn(p, ":");
+		size_t len = strcspn(p, ","), name = strspn(p, sym);
 
-		if (!len || colon == 0 || colon + 1 == len)
+		if (name < len && p[name] == ':') /* mod:func */
+			name += 1 + (name ? strspn(p + name + 1, sym) : 0);
+		if (!len || name != len || p[len - 1] == ':')
 			return false;
 		p += len;
 	} while (*p++);
@@ -235,10 +263,10 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 	switch (key) {
 	case 'f':
 		if (!funcs_ok(arg))
-			argp_error(state,
-				   "bad --func '%s': an empty name (want func, mod:func or a "
-				   "glob, comma-separated)",
-				   arg);
+			return usage(state,
+				     "bad --func '%s' (want func, mod:func or a glob, "
+				     "comma-separated, no empty name)",
+				     arg);
 		cli->funcs = arg;
 		break;
 	case OPT_NO_DISCOVER:
@@ -248,7 +276,7 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		char msg[512];
 
 		if (ft_counters_parse(&cli->counters, arg, msg, sizeof(msg)))
-			argp_error(state, "bad --events: %s", msg);
+			return usage(state, "bad --events: %s", msg);
 		break;
 	}
 	case OPT_REQUIRE_COUNTERS:
@@ -259,8 +287,8 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case OPT_ATTACH:
 		if (ft_plan_parse(arg, &cli->attach))
-			argp_error(state, "bad --attach '%s' (want fentry, multi, kprobe or auto)",
-				   arg);
+			return usage(state,
+				     "bad --attach '%s' (want fentry, multi, kprobe or auto)", arg);
 		break;
 	case OPT_NO_COMPENSATE:
 		cli->compensate = false;
@@ -273,26 +301,28 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case OPT_TREE_N:
 		if (parse_u64(arg, &v) || v == FT_TREE_ALL_N)
-			argp_error(state, "bad --tree-n '%s'", arg);
+			return usage(state, "bad --tree-n '%s'", arg);
 		cli->tree_n = v;
 		break;
 	case OPT_MAXACTIVE:
 		if (parse_u64(arg, &v) || !v || v > FT_MAXACTIVE_MAX)
-			argp_error(state, "bad --maxactive '%s' (1..%d)", arg, FT_MAXACTIVE_MAX);
+			return usage(state, "bad --maxactive '%s' (1..%d)", arg, FT_MAXACTIVE_MAX);
 		cli->maxactive = v;
 		break;
 	case 'p':
 		if (parse_u64(arg, &v) || !v || v > INT32_MAX)
-			argp_error(state, "bad --pid '%s'", arg);
+			return usage(state, "bad --pid '%s'", arg);
 		cli->pid = v;
 		break;
 	case 'd':
 		if (parse_seconds(arg, &cli->duration))
-			argp_error(state, "bad --duration '%s' (seconds > 0)", arg);
+			return usage(state, "bad --duration '%s' (seconds, 0 < s <= %d)", arg,
+				     FT_SECONDS_MAX);
 		break;
 	case 'i':
 		if (parse_seconds(arg, &cli->interval))
-			argp_error(state, "bad --interval '%s' (seconds > 0)", arg);
+			return usage(state, "bad --interval '%s' (seconds, 0 < s <= %d)", arg,
+				     FT_SECONDS_MAX);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -317,24 +347,24 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_HIST_BITS:
 		if (parse_u64(arg, &v) || v > FT_HIST_MAX_BITS)
-			argp_error(state, "bad --hist-bits '%s' (0..%d)", arg, FT_HIST_MAX_BITS);
+			return usage(state, "bad --hist-bits '%s' (0..%d)", arg, FT_HIST_MAX_BITS);
 		cli->hist_cfg.bits = v;
 		break;
 	case OPT_LINEAR: {
 		struct u64_range r;
 
 		if (parse_u64_range(arg, &r) || r.first == r.last)
-			argp_error(state, "bad --linear '%s' (want MIN:MAX:STEP in ns, MIN < MAX)",
-				   arg);
+			return usage(state,
+				     "bad --linear '%s' (want MIN:MAX:STEP in ns, MIN < MAX)", arg);
 		cli->hist_cfg.linear = true;
 		cli->hist_cfg.lin_min = r.first;
 		cli->hist_cfg.lin_max = r.last;
 		cli->hist_cfg.lin_step = r.step;
 		cli->hist_cfg.lin_buckets = (r.last - r.first + r.step - 1) / r.step;
 		if (cli->hist_cfg.lin_buckets + 2 > FT_HIST_SLOTS)
-			argp_error(state, "--linear '%s' needs %llu buckets; at most %d", arg,
-				   (unsigned long long)cli->hist_cfg.lin_buckets,
-				   FT_HIST_SLOTS - 2);
+			return usage(state, "--linear '%s' needs %llu buckets; at most %d", arg,
+				     (unsigned long long)cli->hist_cfg.lin_buckets,
+				     FT_HIST_SLOTS - 2);
 		break;
 	}
 	case 'j':
@@ -363,8 +393,8 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_TRACE_READS:
 		if (parse_u64(arg, &v) || !v || v > FT_TRACE_READS_MAX)
-			argp_error(state, "bad --trace-reads '%s' (1..%d)", arg,
-				   FT_TRACE_READS_MAX);
+			return usage(state, "bad --trace-reads '%s' (1..%d)", arg,
+				     FT_TRACE_READS_MAX);
 		cli->trace_reads = v;
 		break;
 	default:
@@ -388,8 +418,9 @@ static error_t parse_misc(struct ft_cli *cli, int key, char *arg, struct argp_st
 	case OPT_RINGBUF_SIZE:
 		if (parse_u64(arg, &v) || v < (uint64_t)getpagesize() || v > (1u << 30) ||
 		    (v & (v - 1)))
-			argp_error(state, "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)",
-				   arg, getpagesize(), 1u << 30);
+			return usage(state,
+				     "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)", arg,
+				     getpagesize(), 1u << 30);
 		cli->ringbuf_bytes = v;
 		break;
 	case 'v':
@@ -424,7 +455,7 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 			;
 		want = ft_cmp_set(&cli->cmp, o->name, arg ? arg : "");
 		if (want)
-			argp_error(state, "bad --%s '%s' (want %s)", o->name, arg, want);
+			return usage(state, "bad --%s '%s' (want %s)", o->name, arg, want);
 		if (cli->cmp.metric == FT_METRIC_ONCPU)
 			cli->off_cpu = true; /* on-CPU time needs the off-CPU time */
 		break;
@@ -436,29 +467,33 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 }
 
 /* --compare builds A.ko B.ko: the files after the options are the builds. */
-static void check_builds(struct ft_cli *cli, struct argp_state *state)
+static error_t check_builds(struct ft_cli *cli, struct argp_state *state)
 {
 	if (cli->cmp.labels && cli->cmp.kind != FT_CMP_BUILDS)
-		argp_error(state, "--labels needs --compare builds");
+		return usage(state, "--labels needs --compare builds");
 	if (cli->cmp.kind != FT_CMP_BUILDS)
-		return;
+		return 0;
 	if (cli->ncmd < 2)
-		argp_error(state, "--compare builds needs two or more module files: "
-				  "--compare builds A.ko B.ko");
+		return usage(state, "--compare builds needs two or more module files: "
+				    "--compare builds A.ko B.ko");
 	if (cli->ncmd > FT_CMP_MAX_VARIANTS)
-		argp_error(state, "--compare builds: at most %d builds", FT_CMP_MAX_VARIANTS);
+		return usage(state, "--compare builds: at most %d builds", FT_CMP_MAX_VARIANTS);
 	if (cli->load || strcmp(cli->device, FIBDRV_DEVICE_PATH))
-		argp_error(state, "--compare builds loads each build itself and finds its device: "
-				  "no --load or --device");
+		return usage(state,
+			     "--compare builds loads each build itself and finds its device: "
+			     "no --load or --device");
 	cli->kos = cli->cmd;
 	cli->nko = cli->ncmd;
 	cli->cmd = NULL;
 	cli->ncmd = 0;
+	return 0;
 }
 
 /* How the options combine, once all are read. */
-static void check_options(struct ft_cli *cli, struct argp_state *state)
+static error_t check_options(struct ft_cli *cli, struct argp_state *state)
 {
+	error_t err;
+
 	if (cli->cmp.output_set && cli->cmp.output == FT_CMP_JSON)
 		cli->json = true;
 	if ((cli->cmp.baseline || cli->cmp.strict || cli->cmp.fail_pct >= 0 ||
@@ -466,17 +501,20 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS || cli->cmp.save_json ||
 	     cli->cmp.save_benchfmt || cli->cmp.attribute) &&
 	    !cli->cmp.kind)
-		argp_error(state, "--baseline, --outliers, --metric, --rows, --strict, "
-				  "--fail-on-regression, --save-json, --save-benchfmt, --attribute "
-				  "and --format benchfmt need --compare");
-	check_builds(cli, state);
+		return usage(state,
+			     "--baseline, --outliers, --metric, --rows, --strict, "
+			     "--fail-on-regression, --save-json, --save-benchfmt, --attribute "
+			     "and --format benchfmt need --compare");
+	err = check_builds(cli, state);
+	if (err)
+		return err;
 	if (cli->cmp.kind) {
 		if (!cli->sweep)
-			argp_error(state, "--compare needs --sweep A:B[:STEP]");
+			return usage(state, "--compare needs --sweep A:B[:STEP]");
 		if (cli->csv || cli->interval || cli->duration || cli->pid)
-			argp_error(state, "--compare does not combine with --csv, -i, -d or -p");
+			return usage(state, "--compare does not combine with --csv, -i, -d or -p");
 		if (cli->json && cli->cmp.output == FT_CMP_BENCHFMT)
-			argp_error(state, "--json and --format benchfmt are exclusive");
+			return usage(state, "--json and --format benchfmt are exclusive");
 		if (cli->json)
 			cli->cmp.output = FT_CMP_JSON;
 		cli->cmp.plot = cli->plot;
@@ -485,29 +523,31 @@ static void check_options(struct ft_cli *cli, struct argp_state *state)
 			cli->discover = false;
 	}
 	if (cli->json && cli->csv)
-		argp_error(state, "--json and --csv are exclusive");
+		return usage(state, "--json and --csv are exclusive");
 	if (cli->sweep && cli->ncmd)
-		argp_error(state, "--sweep and a command are exclusive");
+		return usage(state, "--sweep and a command are exclusive");
 	if ((cli->algo_list || cli->cpu >= 0 || cli->repeat > 1) && !cli->sweep)
-		argp_error(state, "--algo, --cpu and --repeat need --sweep");
+		return usage(state, "--algo, --cpu and --repeat need --sweep");
 	if (cli->interval && (cli->sweep || cli->plot))
-		argp_error(state, "--interval does not combine with --sweep or --plot");
+		return usage(state, "--interval does not combine with --sweep or --plot");
 	if ((cli->tree_full || cli->folded || cli->flamegraph || cli->tree_n != FT_TREE_ALL_N) &&
 	    (!cli->tree || cli->interval || cli->cmp.kind))
-		argp_error(state, "--tree, --tree-n, --folded and --flamegraph need the call tree "
-				  "(not --no-tree) and do not combine with -i or --compare");
+		return usage(state,
+			     "--tree, --tree-n, --folded and --flamegraph need the call tree "
+			     "(not --no-tree) and do not combine with -i or --compare");
 	if (cli->trace_reads && !cli->trace_out)
-		argp_error(state, "--trace-reads needs --trace-out");
+		return usage(state, "--trace-reads needs --trace-out");
 	if (cli->trace_out && (cli->interval || cli->cmp.kind))
-		argp_error(state, "--trace-out does not combine with -i or --compare");
+		return usage(state, "--trace-out does not combine with -i or --compare");
 	if (!cli->trace_reads)
 		cli->trace_reads = FT_TRACE_READS_DEFAULT;
 	if (cli->counters.require && !cli->counters.nreq)
-		argp_error(state, "--require-counters needs -e");
+		return usage(state, "--require-counters needs -e");
 	/* fibtrace's own reads come from one task; other modes trace any number (kretprobe.h). */
 	if (!cli->maxactive)
 		cli->maxactive = cli->sweep || cli->cmp.kind ? FT_MAXACTIVE_OWN_READS
 							     : FT_MAXACTIVE_ANY_READER;
+	return 0;
 }
 
 /* The text after the options: the exit statuses, from run.c's one list. */
@@ -535,16 +575,18 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		cli->ncmd = state->argc - state->next;
 		return 0;
 	case ARGP_KEY_END:
-		check_options(cli, state);
-		return 0;
+		return check_options(cli, state);
 	}
-	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
-		if (groups[g](cli, key, arg, state) != ARGP_ERR_UNKNOWN)
-			return 0;
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		error_t err = groups[g](cli, key, arg, state);
+
+		if (err != ARGP_ERR_UNKNOWN)
+			return err;
+	}
 	return ARGP_ERR_UNKNOWN;
 }
 
-int ft_cli_parse(struct ft_cli *cli, int argc, char **argv)
+int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_flags)
 {
 	static const struct argp argp = {options, parse_arg,   args_doc, doc,
 					 NULL,	  help_filter, NULL};
@@ -560,5 +602,5 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv)
 	cli->cpu = -1;
 	cli->device = FIBDRV_DEVICE_PATH;
 	argp_err_exit_status = FT_EXIT_USAGE;
-	return argp_parse(&argp, argc, argv, 0, NULL, cli) ? -FT_EXIT_USAGE : 0;
+	return argp_parse(&argp, argc, argv, argp_flags, NULL, cli) ? -FT_EXIT_USAGE : 0;
 }

@@ -47,7 +47,14 @@ static inline enum ft_output ft_cli_output(const struct ft_cli *cli)
 	return cli->json ? FT_OUT_JSON : cli->csv ? FT_OUT_CSV : FT_OUT_TEXT;
 }
 
-/* Parses argv (argp prints usage errors): 0 or -FT_EXIT_USAGE. */
-int ft_cli_parse(struct ft_cli *cli, int argc, char **argv);
+/* -d and -i: at most a year (a finite, sleepable time). */
+#define FT_SECONDS_MAX (366 * 24 * 3600)
+
+/*
+ * Parses argv: 0 or -FT_EXIT_USAGE. argp prints each usage error and, with
+ * @argp_flags 0 (fibtrace), exits; ARGP_NO_EXIT makes it return instead
+ * (tests/fuzz/fuzz_cli.c).
+ */
+int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_flags);
 
 #endif

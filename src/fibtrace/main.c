@@ -436,7 +436,7 @@ int main(int argc, char **argv)
 	double t0 = ft_now_s();
 
 	/* Parse the command line; describe the run. */
-	if (ft_cli_parse(&cli, argc, argv))
+	if (ft_cli_parse(&cli, argc, argv, 0))
 		return FT_EXIT_USAGE;
 	verbose = cli.verbose;
 	libbpf_set_print(libbpf_print_fn);

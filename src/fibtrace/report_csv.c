@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "aggregate.h"
+#include "fmt.h"
 #include "report.h"
 
 static void csv_pern_fig(FILE *f, const struct ft_pern_fig *x)
@@ -38,15 +39,17 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 			continue;
 		ft_func_figures(&run->hist, &t->st, false, &r);
 		ft_func_figures(&run->hist, &t->st, true, &c);
+		csv_str(f, t->name);
+		fputc(',', f);
+		csv_str(f, t->module[0] ? t->module : "vmlinux");
 		fprintf(f,
-			"%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64,
-			t->name, t->module[0] ? t->module : "vmlinux", ft_attach_name(t),
-			(uint64_t)t->st.count, (uint64_t)r.total, (uint64_t)r.self,
-			(uint64_t)t->st.min_ns, (uint64_t)t->st.max_ns, (uint64_t)r.p50,
-			(uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)c.total, (uint64_t)c.self,
-			(uint64_t)c.p50, (uint64_t)c.p90, (uint64_t)c.p99);
+			",%" PRIu64,
+			ft_attach_name(t), (uint64_t)t->st.count, (uint64_t)r.total,
+			(uint64_t)r.self, (uint64_t)t->st.min_ns, (uint64_t)t->st.max_ns,
+			(uint64_t)r.p50, (uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)c.total,
+			(uint64_t)c.self, (uint64_t)c.p50, (uint64_t)c.p90, (uint64_t)c.p99);
 		ft_counters_csv_func(f, run, t);
 		fputc('\n', f);
 	}
@@ -58,8 +61,9 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 		ft_counters_csv_pern_head(f, run);
 		fputc('\n', f);
 		for (i = 0; i < nrows; i++) {
-			fprintf(f, "%s,%" PRIu64 ",%" PRIu64, ft_algo_name(run, rows[i].algo),
-				(uint64_t)rows[i].n, (uint64_t)rows[i].count);
+			csv_str(f, ft_algo_name(run, rows[i].algo));
+			fprintf(f, ",%" PRIu64 ",%" PRIu64, (uint64_t)rows[i].n,
+				(uint64_t)rows[i].count);
 			csv_pern_fig(f, &rows[i].raw);
 			csv_pern_fig(f, &rows[i].comp);
 			ft_counters_csv_pern(f, run, rows[i].algo, rows[i].n);

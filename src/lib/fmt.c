@@ -2,6 +2,7 @@
 /* Durations, the progress bar and JSON values: see fmt.h. */
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "fmt.h"
 
@@ -65,18 +66,69 @@ void progress_update(struct progress *p, uint64_t done, uint64_t total)
 		fputc('\n', stderr);
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned int n, k, cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (k = 1; k < n; k++) {
+		if ((s[k] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* Control bytes escaped; a byte that is not UTF-8 becomes U+FFFD. */
 void json_str(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	fputc('"', f);
+	while (*p) {
+		n = utf8_len(p);
+		if (!n) {
+			fputs("\\ufffd", f);
+			n = 1;
+		} else if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fwrite(p, 1, n, f);
+		p += n;
+	}
+	fputc('"', f);
+}
+
+void csv_str(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
 	fputc('"', f);
 	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
 	}
 	fputc('"', f);
 }

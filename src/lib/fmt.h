@@ -36,10 +36,17 @@ struct progress {
 void progress_init(struct progress *p, bool enabled);
 void progress_update(struct progress *p, uint64_t done, uint64_t total);
 
-/* JSON: a string, escaped; a number ("null" when not finite). */
+/*
+ * JSON: a string, escaped (control bytes as \u00XX, a byte that is not
+ * well-formed UTF-8 as \ufffd: the output is always valid JSON text); a
+ * number ("null" when not finite).
+ */
 void json_str(FILE *f, const char *s);
 void json_num(FILE *f, double x);
 /* ", \"key\": <json_num(x)>" */
 void json_field(FILE *f, const char *key, double x);
+
+/* CSV (RFC 4180): a field, quoted with "" doubled when it holds , " CR or LF. */
+void csv_str(FILE *f, const char *s);
 
 #endif

@@ -342,6 +342,11 @@ def test_bad_inputs_refused():
         p = ft(["--no-discover", "-f", bad, "-d", "1"])
         check(f"bad.func-empty.{bad or 'empty'}", p.returncode == 2 and "--func" in p.stderr,
               f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    for i, bad in enumerate(("fibdrv:bn:mul", "fib read", "fib_read\n", "fibdrv:fib'read",
+                             "fib_read;id", "vfs_*,a\"b")):
+        p = ft(["--no-discover", "-f", bad, "-d", "1"])
+        check(f"bad.func-malformed.{i}", p.returncode == 2 and "--func" in p.stderr,
+              f"{bad!r}: exit {p.returncode}: {p.stderr.strip()[-200:]}")
     pid = 4000000  # above pid_max's default (4194304 is the limit): take a free one
     while os.path.exists(f"/proc/{pid}"):
         pid += 1
