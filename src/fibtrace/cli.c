@@ -70,6 +70,7 @@ enum {
 	OPT_ALL,
 	OPT_TRACE_OUT,
 	OPT_TRACE_READS,
+	OPT_MAX_RECORDS,
 };
 
 static const struct argp_option options[] = {
@@ -138,6 +139,10 @@ static const struct argp_option options[] = {
 	{"device", OPT_DEVICE, "PATH", 0, "Device (default /dev/fibonacci)", 5},
 	{"ringbuf-size", OPT_RINGBUF_SIZE, "BYTES", 0,
 	 "Per-read ring buffer (power of two >= a page)", 5},
+	{"max-records", OPT_MAX_RECORDS, "N", 0,
+	 "Read records kept for the per-n table (default 262144, 352 bytes each); later reads "
+	 "are counted as lost.records_dropped; a --sweep that needs more is refused",
+	 5},
 	{"verbose", 'v', NULL, 0, "libbpf messages, memory use", 5},
 	{"compare", OPT_COMPARE, "algos|formats|builds", 0,
 	 "Compare algorithms (or dec/bin output, or two builds A.ko B.ko of fibdrv given after "
@@ -423,6 +428,12 @@ static error_t parse_misc(struct ft_cli *cli, int key, char *arg, struct argp_st
 				     getpagesize(), 1u << 30);
 		cli->ringbuf_bytes = v;
 		break;
+	case OPT_MAX_RECORDS:
+		if (parse_u64(arg, &v) || !v || v > FT_MAX_RECORDS_MAX)
+			return usage(state, "bad --max-records '%s' (1..%u)", arg,
+				     FT_MAX_RECORDS_MAX);
+		cli->max_records = v;
+		break;
 	case 'v':
 		cli->verbose = true;
 		break;
@@ -600,6 +611,7 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_fl
 	cli->tree_n = FT_TREE_ALL_N;
 	cli->repeat = 1;
 	cli->cpu = -1;
+	cli->max_records = FT_MAX_RECORDS_DEFAULT;
 	cli->device = FIBDRV_DEVICE_PATH;
 	argp_err_exit_status = FT_EXIT_USAGE;
 	return argp_parse(&argp, argc, argv, argp_flags, NULL, cli) ? -FT_EXIT_USAGE : 0;

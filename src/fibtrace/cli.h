@@ -29,6 +29,7 @@ struct ft_cli {
 	unsigned int repeat;
 	__u32 ringbuf_bytes;
 	unsigned int maxactive; /* kretprobe instances per function (kretprobe.h) */
+	__u64 max_records;	/* --max-records (FT_MAX_RECORDS_DEFAULT) */
 	int cpu;	  /* -1: not pinned */
 	unsigned int pid; /* 0: every process */
 	double duration, interval;
@@ -46,6 +47,10 @@ static inline enum ft_output ft_cli_output(const struct ft_cli *cli)
 {
 	return cli->json ? FT_OUT_JSON : cli->csv ? FT_OUT_CSV : FT_OUT_TEXT;
 }
+
+/* --max-records: read records kept (each sizeof(struct ft_read_rec), 352 bytes: 88 MiB). */
+#define FT_MAX_RECORDS_DEFAULT (1u << 18)
+#define FT_MAX_RECORDS_MAX (1u << 26)
 
 /* -d and -i: at most a year (a finite, sleepable time). */
 #define FT_SECONDS_MAX (366 * 24 * 3600)

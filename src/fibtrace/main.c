@@ -207,6 +207,15 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 		if (sc->nalgo < 0)
 			return sc->nalgo;
 	}
+	if (!cli->cmp.kind &&
+	    (double)u64_range_count(&cli->range) * cli->repeat * sc->nalgo > cli->max_records) {
+		fprintf(stderr,
+			"fibtrace: --sweep makes %.0f reads; fibtrace keeps at most %" PRIu64
+			" read records (--max-records, %zu bytes each): raise it or sweep less\n",
+			(double)u64_range_count(&cli->range) * cli->repeat * sc->nalgo,
+			(uint64_t)cli->max_records, sizeof(struct ft_read_rec));
+		return -FT_EXIT_USAGE;
+	}
 	ft_run_set_sweep(run, cli->range.first, cli->range.last, cli->range.step, cli->repeat);
 	return run->timeline ? ft_timeline_choose(run->timeline, run, sc->nalgo) : 0;
 }
@@ -447,6 +456,7 @@ int main(int argc, char **argv)
 	run.cpu = cli.cpu;
 	run.filter_pid = cli.pid;
 	run.maxactive = cli.maxactive;
+	run.max_recs = cli.max_records;
 	run.run_mode = mode_name(&cli);
 	run.tree_on = cli.tree;
 	run.off_cpu = cli.off_cpu; /* the tracer clears it when it cannot measure */

@@ -287,7 +287,8 @@ static void json_copy_lost(FILE *f, const struct ft_run *run)
 	fprintf(f, "\n  ],\n  \"lost\": {");
 	for (k = 0; k < FT_LOST_NR; k++)
 		fprintf(f, "\"%s\": %" PRIu64 ", ", ft_lost_names[k], (uint64_t)run->lost[k]);
-	fprintf(f, "\"recursion_misses\": %" PRIu64 "}", (uint64_t)run->recursion_misses);
+	fprintf(f, "\"records_dropped\": %" PRIu64 ", \"recursion_misses\": %" PRIu64 "}",
+		(uint64_t)run->recs_dropped, (uint64_t)run->recursion_misses);
 }
 
 static void json_reads(FILE *f, const struct ft_run *run)

@@ -278,6 +278,11 @@ static void text_pern(FILE *f, struct ft_run *run)
 		fprintf(f,
 			"\nfib_read per n (exact, from %zu read records; breakdown = medians):\n",
 			run->nrecs);
+		if (run->recs_dropped)
+			fprintf(f,
+				"(%" PRIu64 " later reads not kept, --max-records %zu: in the "
+				"histograms above, not in this table)\n",
+				(uint64_t)run->recs_dropped, run->max_recs);
 		if (shown < nrows)
 			fprintf(f,
 				"(%zu of %zu rows, evenly spaced; --all: every row, JSON "
@@ -349,6 +354,10 @@ static void text_lost(FILE *f, const struct ft_run *run)
 		if (!run->all && !run->lost[k])
 			continue;
 		fprintf(f, " %s %" PRIu64, ft_lost_names[k], (uint64_t)run->lost[k]);
+		shown++;
+	}
+	if (run->all || run->recs_dropped) {
+		fprintf(f, " records_dropped %" PRIu64, (uint64_t)run->recs_dropped);
 		shown++;
 	}
 	if (!run->all)

@@ -95,6 +95,9 @@ size_t ft_run_rec_size(const struct ft_run *run)
 static int grow_recs(struct ft_run *run)
 {
 	size_t cap = run->caprecs ? run->caprecs * 2 : 4096;
+
+	if (run->max_recs && cap > run->max_recs)
+		cap = run->max_recs;
 	struct ft_read_rec *n;
 	__s64 *self;
 
@@ -119,6 +122,14 @@ int ft_run_add_rec(struct ft_run *run, const void *data, size_t size)
 
 	if (size < FT_READ_REC_SIZE_NO_COUNTERS)
 		return 0;
+	if (run->max_recs && run->nrecs >= run->max_recs) {
+		if (!run->recs_dropped++)
+			ft_warn(run,
+				"%zu read records kept (--max-records): later reads count in the "
+				"function histograms but not in the per-n table",
+				run->max_recs);
+		return 0;
+	}
 	if (run->nrecs == run->caprecs && grow_recs(run))
 		return -ENOMEM;
 	if (run->self_stride) {

@@ -187,6 +187,8 @@ struct ft_run {
 	bool raw; /* --raw: include every read in the JSON */
 	char clocksource[32]; /* the kernel's, which bpf_ktime_get_ns reads */
 	__u32 max_depth; /* deepest stack of traced calls seen (FT_STACK_DEPTH kept) */
+	size_t max_recs; /* --max-records: read records kept at most; 0: no bound */
+	__u64 recs_dropped;	/* reads past max_recs: in the histograms, not in per_n */
 	unsigned int maxactive; /* kretprobe instances per function (--maxactive) */
 	unsigned int filter_pid;
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */

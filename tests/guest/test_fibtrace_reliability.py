@@ -313,6 +313,33 @@ def test_ringbuf_full():
               f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
 
 
+def test_max_records():
+    """--max-records bounds fibtrace's memory: a command making more reads keeps
+    that many records, counts the rest in lost.records_dropped, and its
+    function histograms still hold every read; a sweep needing more is refused."""
+    reads, cap = 500, 120
+    doc = run_json("records.command", ["--no-discover", "--max-records", str(cap), "--",
+                                       "build/fibclient", "--sweep", f"0:{reads - 1}", "--quiet"])
+    if doc:
+        fr = {f["name"]: f for f in doc["functions"]}["fib_read"]["count"]
+        kept, dropped = sum(r["count"] for r in doc["per_n"]), doc["lost"]["records_dropped"]
+        print(f"# --max-records {cap}: {reads} reads, {kept} records kept, {dropped} dropped")
+        check("records.command.counts", fr == reads and kept == cap and dropped == reads - cap,
+              f"fib_read {fr}, kept {kept}, dropped {dropped}")
+        check("records.command.warned", any("--max-records" in w for w in doc["meta"]["warnings"]),
+              str(doc["meta"]["warnings"]))
+    def ft(args):
+        return subprocess.run([FIBTRACE] + args, capture_output=True, text=True, timeout=120)
+
+    p = ft(["--no-discover", "--max-records", "100", "--sweep", "0:50", "--repeat", "2"])
+    check("records.sweep-refused", p.returncode == 2 and "--max-records" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+    for bad in ("0", str((1 << 26) + 1), "-1", "1e3"):
+        p = ft(["--no-discover", "--max-records", bad, "-d", "1"])
+        check(f"records.bad.{bad}", p.returncode == 2 and "--max-records" in p.stderr,
+              f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
+
+
 def test_bad_situations():
     """Messages of the bad cases test_fibtrace_modes.py checks by status only,
     and the kprobe path of an unknown function."""
@@ -391,6 +418,7 @@ def main():
     test_rmmod_kprobe()
     test_rmmod_insmod_between_polls()
     test_ringbuf_full()
+    test_max_records()
     test_bad_situations()
     test_bad_inputs_refused()
 

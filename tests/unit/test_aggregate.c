@@ -351,6 +351,21 @@ static void test_algo_list(struct ft_run *run)
 	      ft_algo_list_parse(run, "a,a,a", 1, ids, 2, "--algo") == -FT_EXIT_USAGE);
 }
 
+/* --max-records: records past the bound are counted, warned once, and not kept. */
+static void test_record_cap(void)
+{
+	struct ft_run run = {.targets = &targets, .kernel = "test", .max_recs = 2};
+	int i;
+
+	for (i = 0; i < 5; i++)
+		add_rec(&run, 0, i, 100, 10, 20, 30, 8, 8);
+	check("records.cap",
+	      run.nrecs == 2 && run.caprecs == 2 && run.recs_dropped == 3 && run.recs[1].n == 1);
+	check("records.warned_once",
+	      run.nwarnings == 1 && strstr(run.warnings[0], "--max-records"));
+	free(run.recs);
+}
+
 int main(void)
 {
 	struct ft_run run = {.targets = &targets, .kernel = "test", .run_mode = "sweep", .cpu = -1};
@@ -365,6 +380,7 @@ int main(void)
 	test_algo_list(&run);
 	test_tree(&run);
 	test_interval();
+	test_record_cap();
 	check("exit_help", help && strstr(help, "8 --fail-on-regression found a regression, 9 "));
 	free(help);
 	free(run.recs);
