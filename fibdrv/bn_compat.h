@@ -8,6 +8,7 @@
  *   - the types (u64, s64, u32, u8) and likely(), unlikely(), noinline;
  *   - the system allocator: kvmalloc/kvfree or malloc/free;
  *   - bn_should_stop(): cond_resched() + fatal_signal_pending(), or 0;
+ *   - bn_resched(): cond_resched() alone, inside one product, or nothing;
  *   - bn_cpu_has_mulx_adx(): the BMI2+ADX check (boot_cpu_has or cpuid);
  *   - BN_MEM_ACCOUNTING: 1 in user space, where bn_val.c counts the live
  *     bytes (bn_mem_stats) and tests can make an allocation fail
@@ -61,6 +62,12 @@ static inline int bn_should_stop(void)
 	return fatal_signal_pending(current);
 }
 
+/* Inside a long product, which cannot stop halfway: only yield. */
+static inline void bn_resched(void)
+{
+	cond_resched();
+}
+
 #else /* user space */
 
 #include <errno.h>
@@ -98,6 +105,10 @@ static inline void bn_sys_free(void *p)
 static inline int bn_should_stop(void)
 {
 	return 0;
+}
+
+static inline void bn_resched(void)
+{
 }
 
 #if defined(__x86_64__)

@@ -198,7 +198,7 @@ static long bn_dc_pad(struct bn_dc *c, const u64 *x, size_t xn, int k, char *out
 	qr = bn_limbs_alloc(qn + dn);
 	if (!qr)
 		return -ENOMEM;
-	err = bn_divrem_with(dv, qr, qr + qn, x, xn);
+	err = bn_divrem_by(dv, qr, qr + qn, x, xn);
 	if (!err)
 		err = bn_dc_pad(c, qr, qn, k - 1, out);
 	if (err >= 0)
@@ -244,7 +244,7 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 		bn_divisor_release(&tmp);
 		return -ENOMEM;
 	}
-	err = bn_divrem_with(dv, qr, qr + qn, x, xn);
+	err = bn_divrem_by(dv, qr, qr + qn, x, xn);
 	bn_divisor_release(&tmp);
 	len = 0;
 	if (!err) {

@@ -302,6 +302,21 @@ retry:
 	return -EAGAIN;
 }
 
+int bn_divrem_by(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn)
+{
+	struct bn_divisor exact;
+	int err = bn_divrem_with(dv, q, r, x, xn);
+
+	if (err != -EAGAIN)
+		return err;
+	err = bn_divisor_init_inv(&exact, dv->d, dv->dn, dv->T, 1);
+	if (err)
+		return err;
+	err = bn_divrem_with(&exact, q, r, x, xn);
+	bn_divisor_release(&exact);
+	return err == -EAGAIN ? -EIO : err;
+}
+
 noinline int bn_divrem(u64 *q, u64 *r, const u64 *x, size_t xn, const u64 *d, size_t dn)
 {
 	struct bn_divisor dv;
@@ -322,14 +337,7 @@ noinline int bn_divrem(u64 *q, u64 *r, const u64 *x, size_t xn, const u64 *d, si
 	err = bn_divisor_init(&dv, d, dn, T);
 	if (err)
 		return err;
-	err = bn_divrem_with(&dv, q, r, x, xn);
+	err = bn_divrem_by(&dv, q, r, x, xn);
 	bn_divisor_release(&dv);
-	if (err != -EAGAIN)
-		return err;
-	err = bn_divisor_init_inv(&dv, d, dn, T, 1);
-	if (err)
-		return err;
-	err = bn_divrem_with(&dv, q, r, x, xn);
-	bn_divisor_release(&dv);
-	return err == -EAGAIN ? -EIO : err;
+	return err;
 }

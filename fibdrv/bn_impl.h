@@ -141,6 +141,12 @@ int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T
  * approximate inverse was too coarse (retry with the exact one).
  */
 int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn);
+/*
+ * bn_divrem_with, and on -EAGAIN once more with the exact inverse of the
+ * same divisor: 0, -EINVAL, -ENOMEM, or -EIO should even that fail (never
+ * seen); never -EAGAIN, which read() does not document.
+ */
+int bn_divrem_by(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn);
 
 static inline int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
 {

@@ -76,13 +76,24 @@ noinline u64 bn_submul_1(u64 *r, const u64 *a, size_t n, u64 b)
 
 /* ---- schoolbook ------------------------------------------------------- */
 
+/*
+ * Rows between bn_resched() calls: the schoolbook products run on operands
+ * of any size when a caller asks for them (bn-fdouble at n = 3 * 10^6:
+ * 33,000 limbs, ~10^9 limb products, 0.3-0.5 s in one call); 64 rows of
+ * that are 2 * 10^6 (about 1 ms). Below 64 rows no call is made.
+ */
+#define BN_RESCHED_ROWS 64
+
 noinline void bn_mul_basecase(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
 {
 	size_t j;
 
 	r[an] = bn_mul_1(r, a, an, b[0]);
-	for (j = 1; j < bn; j++)
+	for (j = 1; j < bn; j++) {
 		r[an + j] = bn_addmul_1(r + j, a, an, b[j]);
+		if (!(j % BN_RESCHED_ROWS))
+			bn_resched();
+	}
 }
 
 noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
@@ -100,8 +111,11 @@ noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
 	/* off-diagonal products a[i] * a[j], i < j */
 	r[0] = 0;
 	r[n] = bn_mul_1(r + 1, a + 1, n - 1, a[0]);
-	for (i = 1; i + 1 < n; i++)
+	for (i = 1; i + 1 < n; i++) {
 		r[n + i] = bn_addmul_1(r + 2 * i + 1, a + i + 1, n - i - 1, a[i]);
+		if (!(i % BN_RESCHED_ROWS))
+			bn_resched();
+	}
 	r[2 * n - 1] = 0;
 	/* double them and add the squares a[i]^2 */
 	top = 0;
