@@ -10,27 +10,27 @@ FUZZ_SECONDS ?= 60
 # A fixed seed keeps make test reproducible; FUZZ_SEED=0 lets libFuzzer pick.
 FUZZ_SEED ?= 1
 FUZZERS := bn cli report
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Itests/fuzz \
 	-Wall -Wextra -Werror -std=gnu11 -Ifibdrv -Isrc
 # libFuzzer options of each harness.
 FUZZ_OPTS_bn := -max_len=4096 -timeout=20
 FUZZ_OPTS_cli := -max_len=512 -timeout=10
 FUZZ_OPTS_report := -max_len=2048 -timeout=10
 
-$(BUILD)/fuzz/fuzz_bn: tests/fuzz/fuzz_bn.c $(BN_SRCS) $(wildcard fibdrv/*.h)
+$(BUILD)/fuzz/fuzz_bn: tests/fuzz/fuzz_bn.c $(BN_SRCS) $(wildcard fibdrv/*.h) tests/fuzz/fuzz_check.h
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $< $(BN_SRCS) -o $@ -lgmp
 
 # The whole of fibtrace but its main (the skeleton header is included).
 $(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(filter-out src/fibtrace/main.c,$(FIBTRACE_SRCS)) \
-		$(LIB_SRCS) | $(BUILD)/fibtrace.skel.h
+		$(LIB_SRCS) tests/fuzz/fuzz_check.h | $(BUILD)/fibtrace.skel.h
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) $(filter-out -O2 -g,$(USER_CFLAGS)) $(filter %.c,$^) -o $@ $(TOOL_LIBS)
 
 $(BUILD)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c $(FIBTRACE_PURE) \
-		$(filter-out src/lib/gnuplot.c,$(LIB_SRCS))
+		$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)) tests/fuzz/fuzz_check.h
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) $(filter-out -O2 -g,$(USER_CFLAGS)) $^ -o $@ -ljansson -lm -lpthread
+	$(CLANG) $(FUZZ_CFLAGS) $(filter-out -O2 -g,$(USER_CFLAGS)) $(filter %.c,$^) -o $@ -ljansson -lm -lpthread
 
 .PHONY: fuzz $(addprefix fuzz-,$(FUZZERS))
 fuzz: $(addprefix fuzz-,$(FUZZERS))

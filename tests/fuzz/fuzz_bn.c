@@ -18,6 +18,7 @@
 
 #include "bn.h"
 #include "fib_algo.h"
+#include "fuzz_check.h"
 
 #define MAX_LIMBS 600 /* above the Toom-3 thresholds */
 
@@ -27,14 +28,6 @@ struct operands {
 	u64 *a, *b;
 	size_t an, bn;
 };
-
-#define CHECK(cond)                                                                 \
-	do {                                                                        \
-		if (!(cond)) {                                                      \
-			fprintf(stderr, "fuzz_bn: %s failed at line %d\n", #cond, __LINE__); \
-			__builtin_trap();                                           \
-		}                                                                   \
-	} while (0)
 
 static u64 splitmix(u64 *state)
 {

@@ -18,18 +18,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fuzz_check.h"
 #include "kretprobe.h"
 #include "timeline.h"
 
 #define MAX_WORDS 24
-
-#define CHECK(cond)                                                                           \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			fprintf(stderr, "fuzz_cli: %s failed at line %d\n", #cond, __LINE__); \
-			__builtin_trap();                                                     \
-		}                                                                             \
-	} while (0)
 
 /* Each -f entry: one or two names around at most one colon, no space, quote or control byte. */
 static int entries_ok(const char *list)

@@ -18,18 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "report.h"
 
 #define NFUNCS 4
 #define NALGOS 3
-
-#define CHECK(cond)                                                                              \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "fuzz_report: %s failed at line %d\n", #cond, __LINE__); \
-			__builtin_trap();                                                        \
-		}                                                                                \
-	} while (0)
 
 struct words {
 	const char *p, *end;
