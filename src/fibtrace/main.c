@@ -412,11 +412,8 @@ static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_buil
 		    struct ft_compare *cmp, struct sweep_ctx *sc, struct ft_watch *w)
 {
 	struct ft_tracer *tr = bs->b[0].tr;
-
 	int err;
 
-	signal(SIGINT, sig_handler);
-	signal(SIGTERM, sig_handler);
 	if (!cli->cmp.kind && !cli->sweep)
 		return ft_watch(w, cli, run, tr, &exiting);
 	err = pin_and_lock(cli, run);
@@ -449,6 +446,14 @@ int main(int argc, char **argv)
 		return FT_EXIT_USAGE;
 	verbose = cli.verbose;
 	libbpf_set_print(libbpf_print_fn);
+	/*
+	 * From here on Ctrl-C or SIGTERM only sets `exiting`: a signal during
+	 * the start-up (seconds with fentry on 6.1) ends the run as soon as it
+	 * begins, through the one cleanup path, instead of killing fibtrace
+	 * halfway through attaching.
+	 */
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
 	uname(&uts);
 	run.kernel = uts.release;
 	run.hist = cli.hist_cfg;

@@ -123,11 +123,14 @@ int ft_run_add_rec(struct ft_run *run, const void *data, size_t size)
 	if (size < FT_READ_REC_SIZE_NO_COUNTERS)
 		return 0;
 	if (run->max_recs && run->nrecs >= run->max_recs) {
-		if (!run->recs_dropped++)
+		run->recs_dropped++;
+		if (!run->recs_warned) {
+			run->recs_warned = true;
 			ft_warn(run,
 				"%zu read records kept (--max-records): later reads count in the "
 				"function histograms but not in the per-n table",
 				run->max_recs);
+		}
 		return 0;
 	}
 	if (run->nrecs == run->caprecs && grow_recs(run))

@@ -189,6 +189,7 @@ struct ft_run {
 	__u32 max_depth; /* deepest stack of traced calls seen (FT_STACK_DEPTH kept) */
 	size_t max_recs; /* --max-records: read records kept at most; 0: no bound */
 	__u64 recs_dropped;	/* reads past max_recs: in the histograms, not in per_n */
+	bool recs_warned;	/* the warning about max_recs given (once per run) */
 	unsigned int maxactive; /* kretprobe instances per function (--maxactive) */
 	unsigned int filter_pid;
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */

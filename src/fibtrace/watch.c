@@ -79,6 +79,7 @@ int ft_watch(struct ft_watch *w, const struct ft_cli *cli, struct ft_run *run, s
 			return FT_EXIT_ERROR;
 	}
 	w->next_report = w->t0 + cli->interval;
+	w->last_report = w->t0;
 	while (!*stop) {
 		double t;
 
@@ -101,7 +102,10 @@ int ft_watch(struct ft_watch *w, const struct ft_cli *cli, struct ft_run *run, s
 			break;
 		if (cli->interval && t >= w->next_report) {
 			ft_watch_report(w, cli, run, tr);
-			w->next_report += cli->interval;
+			/* A late report (a starved CPU) skips the ticks it missed, not
+			 * fires once per tick to catch up. */
+			while (w->next_report <= ft_now_s())
+				w->next_report += cli->interval;
 		}
 	}
 	ft_tracer_consume(tr);
@@ -111,12 +115,16 @@ int ft_watch(struct ft_watch *w, const struct ft_cli *cli, struct ft_run *run, s
 void ft_watch_report(struct ft_watch *w, const struct ft_cli *cli, struct ft_run *run,
 		     struct ft_tracer *tr)
 {
+	double now = ft_now_s(); /* the interval ends as its counters are read */
+
 	ft_tracer_collect(tr);
 	ft_interval_delta(run, w->prev, w->prev_lost);
-	run->seconds = ft_now_s() - (w->next_report - cli->interval);
+	run->seconds = now - w->last_report; /* what this interval really covered */
+	w->last_report = now;
 	ft_report(stdout, run, ft_cli_output(cli), cli->hists);
 	fflush(stdout);
-	run->nrecs = 0;
+	run->nrecs = 0; /* --max-records bounds one interval */
+	run->recs_dropped = 0;
 }
 
 void ft_watch_free(struct ft_watch *w)

@@ -19,6 +19,7 @@ struct ft_watch {
 	pid_t child;  /* the traced command, 0 when none */
 	ino_t fibdrv; /* /sys/module/fibdrv's inode when tracing began */
 	double t0, next_report;
+	double last_report;	       /* when the previous interval ended (t0 at first) */
 	struct ft_interval_prev *prev; /* -i: cumulative values at the last report */
 	__u64 prev_lost[FT_LOST_NR];
 };
