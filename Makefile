@@ -6,6 +6,7 @@
 #   make deps          install packages, kernels and virtme-ng (root, Debian 12)
 #   make module KVER=R build/R/fibdrv.ko (with module BTF)
 #   make vmtest KVER=R boot kernel R under QEMU and run the guest suite
+#   make soak KVER=R   16 readers, two tracers, rmmod attempts for SOAK_SECONDS (600)
 #   make unit          host unit tests only (with make check-inline)
 #   make check-inline  no traced fibdrv function is inlined or cloned anywhere
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
@@ -57,7 +58,7 @@ FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 include mk/fuzz.mk
 
 .PHONY: all deps module modules user vmtest test unit check-inline demo vmlinux-h bench bench-trace clean format check-kver \
-	stack-depth print-bn-srcs perf-gate test-builds
+	stack-depth print-bn-srcs perf-gate test-builds soak
 
 all: user modules
 
@@ -140,6 +141,14 @@ check-inline:
 
 vmtest: check-kver all
 	@scripts/vmtest.sh "$(KVER)"
+
+# The soak alone (tests/guest/test_soak.py) in KVER's guest for SOAK_SECONDS;
+# make test runs it for 60 s in each guest.
+SOAK_SECONDS ?= 600
+soak: check-kver all
+	@VM_TIMEOUT=$$(( $(SOAK_SECONDS) + 900 )) scripts/vmtest.sh "$(KVER)" -- env \
+		GUEST_TESTS=test_soak.py SOAK_SECONDS=$(SOAK_SECONDS) \
+		GUEST_TEST_TIMEOUT=$$(( $(SOAK_SECONDS) + 600 )) tests/guest/run.sh
 
 # The README's test command: install, build, host tests, guest suite per kernel.
 test: deps

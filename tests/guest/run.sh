@@ -35,7 +35,10 @@ else
 	report FAIL module.btf "/sys/kernel/btf/fibdrv missing: fentry on module functions will not attach"
 fi
 
-for t in tests/guest/test_*; do
+# GUEST_TESTS="test_a.py test_b.py": only those (make soak); default every one.
+tests=(tests/guest/test_*)
+[ -n "${GUEST_TESTS:-}" ] && read -ra tests <<<"$(printf 'tests/guest/%s ' $GUEST_TESTS)"
+for t in "${tests[@]}"; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	start=$(date +%s)

@@ -137,15 +137,17 @@ def test_signal_sweep(sig, mode):
     cmd = [FIBTRACE, "--json", "--no-discover", "--no-compensate", "--sweep", "0:100000:50"]
     cmd += ["--attach", mode]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # The sweep has begun when fibtrace holds the device open.
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and time.monotonic() < deadline:
+    # The sweep has begun when fibtrace holds the device open for a while
+    # (it also opens it for a moment before attaching, to read the default
+    # algorithm's cap): four polls in a row.
+    deadline, seen = time.monotonic() + 120, 0
+    while proc.poll() is None and time.monotonic() < deadline and seen < 4:
         try:
             fds = os.listdir(f"/proc/{proc.pid}/fd")
-            if any(os.readlink(f"/proc/{proc.pid}/fd/{fd}") == "/dev/fibonacci" for fd in fds):
-                break
+            held = any(os.readlink(f"/proc/{proc.pid}/fd/{fd}") == "/dev/fibonacci" for fd in fds)
         except OSError:
-            pass
+            held = False
+        seen = seen + 1 if held else 0
         time.sleep(0.05)
     time.sleep(0.5)
     if proc.poll() is not None:
