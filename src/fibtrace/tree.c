@@ -2,6 +2,7 @@
 /* The call tree and its views: see tree.h and docs/views.md. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -402,10 +403,10 @@ static size_t folded_lines(const struct ft_run *run, struct folded_line *out)
 	return j;
 }
 
-int ft_tree_folded(const struct ft_run *run, const char *path)
+/* The folded lines into @f (opened for @path, which names it in messages); closes @f. */
+static int write_folded(const struct ft_run *run, FILE *f, const char *path)
 {
 	struct folded_line *lines = calloc(run->ntree + 1, sizeof(*lines));
-	FILE *f = fopen(path, "w");
 	size_t n, k;
 	int err = 0;
 
@@ -429,7 +430,11 @@ out:
 	return err;
 }
 
-/* inferno-flamegraph FOLDED > SVG: its exit status, or -1 when it could not run. */
+int ft_tree_folded(const struct ft_run *run, const char *path)
+{
+	return write_folded(run, fopen(path, "w"), path);
+}
+
 static int run_inferno(const struct ft_run *run, const char *folded, const char *svg)
 {
 	char title[160];
@@ -459,15 +464,22 @@ static int run_inferno(const struct ft_run *run, const char *folded, const char 
 
 int ft_tree_flamegraph(const struct ft_run *run, const char *path)
 {
-	char folded[] = "/tmp/fibtrace-folded-XXXXXX";
-	int fd = mkstemp(folded), st;
+	const char *tmp = getenv("TMPDIR");
+	char folded[PATH_MAX];
+	int fd, st;
+	FILE *f;
 
+	/* Written through mkstemp's descriptor: the name is never opened again by us. */
+	snprintf(folded, sizeof(folded), "%s/fibtrace-folded-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(folded);
 	if (fd < 0) {
-		fprintf(stderr, "fibtrace: --flamegraph: %s\n", strerror(errno));
+		fprintf(stderr, "fibtrace: --flamegraph: %s: %s\n", folded, strerror(errno));
 		return -1;
 	}
-	close(fd);
-	st = ft_tree_folded(run, folded) ? -1 : run_inferno(run, folded, path);
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	st = write_folded(run, f, folded) ? -1 : run_inferno(run, folded, path);
 	unlink(folded);
 	if (st == 127)
 		fprintf(stderr, "fibtrace: --flamegraph needs inferno-flamegraph in PATH "

@@ -132,6 +132,13 @@ def test_compensated_and_flamegraph():
         text = f.read()
     check("tree.flamegraph.svg", text.lstrip().startswith("<?xml") and "<svg" in text and
           "fib_read" in text and "bn_" in text, f"{svg}: {text[:120]!r}")
+    # The folded lines go through a mkstemp file in $TMPDIR: one it cannot
+    # create is an error naming it, and no SVG is claimed.
+    p = subprocess.run([FIBTRACE, "--no-discover", "--sweep", "90:90", "--flamegraph",
+                        f"{OUT}/flame-tmpdir.svg"], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, TMPDIR="/nonexistent-fibtrace-tmp"))
+    check("tree.flamegraph.tmpdir", p.returncode == 1 and "/nonexistent-fibtrace-tmp/" in p.stderr,
+          f"exit {p.returncode}: {p.stderr.strip()[-200:]}")
 
 
 def test_tree_n():
