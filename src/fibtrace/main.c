@@ -195,6 +195,7 @@ static int default_algo_allows(const struct ft_cli *cli, const struct ft_run *ru
 /* The run's sweep fields, and the algorithms of --sweep. */
 static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sweep_ctx *sc)
 {
+	double planned; /* reads the sweep makes: records it keeps */
 	int err;
 
 	sc->ids[0] = -1;
@@ -207,13 +208,12 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 		if (sc->nalgo < 0)
 			return sc->nalgo;
 	}
-	if (!cli->cmp.kind &&
-	    (double)u64_range_count(&cli->range) * cli->repeat * sc->nalgo > cli->max_records) {
+	planned = (double)u64_range_count(&cli->range) * cli->repeat * sc->nalgo;
+	if (!cli->cmp.kind && planned > cli->max_records) {
 		fprintf(stderr,
 			"fibtrace: --sweep makes %.0f reads; fibtrace keeps at most %" PRIu64
 			" read records (--max-records, %zu bytes each): raise it or sweep less\n",
-			(double)u64_range_count(&cli->range) * cli->repeat * sc->nalgo,
-			(uint64_t)cli->max_records, sizeof(struct ft_read_rec));
+			planned, (uint64_t)cli->max_records, sizeof(struct ft_read_rec));
 		return -FT_EXIT_USAGE;
 	}
 	ft_run_set_sweep(run, cli->range.first, cli->range.last, cli->range.step, cli->repeat);
