@@ -347,6 +347,10 @@ static int timeline_arm(struct ft_tracer *tr)
 	return ring_buffer__add(tr->rb, bpf_map__fd(tr->skel->maps.calls), ft_timeline_add, tl);
 }
 
+/*
+ * Attaches target i's entry and exit programs. A failure is reported here
+ * unless it is an fentry one attach_all mends by moving to kprobe.
+ */
 static int attach_one(struct ft_tracer *tr, int i)
 {
 	struct ft_target *t = &tr->tg->t[i];
@@ -373,10 +377,11 @@ static int attach_one(struct ft_tracer *tr, int i)
 			tr->links[i][e] = bpf_program__attach_kprobe(prog, false, sym);
 		if (!tr->links[i][e]) {
 			err = -errno;
-			fprintf(stderr, "fibtrace: attaching %s to %s failed: %s\n",
-				e ? (t->mode ? "kretprobe" : "fexit")
-				  : (t->mode ? "kprobe" : "fentry"),
-				t->name, strerror(-err));
+			if (t->mode != FT_MODE_FENTRY || err == -EPERM)
+				fprintf(stderr, "fibtrace: attaching %s to %s failed: %s\n",
+					e ? (t->mode ? "kretprobe" : "fexit")
+					  : (t->mode ? "kprobe" : "fentry"),
+					t->name, strerror(-err));
 			return err;
 		}
 	}
@@ -385,13 +390,52 @@ static int attach_one(struct ft_tracer *tr, int i)
 }
 
 /*
+ * Errors that say no fentry program can attach on this kernel, whatever the
+ * function: no direct-call ftrace (ENODEV), no trampoline for the
+ * architecture (ENOTSUPP, 524: kernel-internal, strerror has no text for it).
+ * Others (E2BIG: the function's trampoline holds BPF_MAX_TRAMP_LINKS programs
+ * already; EBUSY) concern one function.
+ */
+#define FT_ENOTSUPP 524
+
+static bool fentry_unsupported(int err)
+{
+	return err == -ENODEV || err == -FT_ENOTSUPP || err == -EOPNOTSUPP;
+}
+
+static const char *attach_strerror(int err)
+{
+	return err == -FT_ENOTSUPP ? "not supported (ENOTSUPP)" : strerror(-err);
+}
+
+/* Every function still planned for fentry moves to kprobe: one warning. */
+static void fentry_to_kprobe_all(struct ft_tracer *tr, const char *name, int err)
+{
+	int i, moved = 0;
+
+	for (i = 0; i < ft_targets_all(tr->tg); i++) {
+		if (tr->tg->t[i].mode == FT_MODE_FENTRY) {
+			tr->tg->t[i].mode = FT_MODE_KPROBE;
+			moved++;
+		}
+	}
+	ft_warn(tr->run,
+		"fentry cannot attach on this kernel (%s: %s): all %d fentry functions "
+		"traced with kprobes",
+		name, attach_strerror(err), moved);
+}
+
+/*
  * Attaches every pair. A failure that another mode can mend is recorded in
- * *retry (fentry -> kprobe; an optional function -> left out); any other
- * failure ends the attach.
+ * *retry (fentry -> kprobe: every function at once when fentry cannot work
+ * on this kernel, else the one function; an optional function -> left out);
+ * any other failure ends the attach. The functions moved to kprobe are
+ * named in one warning.
  */
 static int attach_all(struct ft_tracer *tr, bool *retry)
 {
-	int i, err;
+	char moved[160] = "";
+	int i, err, nmoved = 0;
 
 	*retry = false;
 	err = ft_multi_attach(tr->skel->progs.ft_multi_entry, tr->skel->progs.ft_multi_exit, tr->tg,
@@ -408,19 +452,26 @@ static int attach_all(struct ft_tracer *tr, bool *retry)
 			continue;
 		if (err == -EPERM || tr->o.force_kprobe)
 			return err;
-		if (t->mode == FT_MODE_FENTRY) {
-			ft_warn(tr->run,
-				"fentry cannot attach to %s: falling back to kprobe for it",
-				t->name);
+		*retry = true;
+		if (t->mode == FT_MODE_FENTRY && fentry_unsupported(err)) {
+			fentry_to_kprobe_all(tr, t->name, err);
+			return 0; /* the reload attaches them all */
+		} else if (t->mode == FT_MODE_FENTRY) {
 			t->mode = FT_MODE_KPROBE;
+			if (nmoved++ < 4) /* the first few named, all counted */
+				snprintf(moved + strlen(moved), sizeof(moved) - strlen(moved),
+					 "%s%s (%s)", nmoved > 1 ? ", " : "", t->name,
+					 attach_strerror(err));
 		} else if (t->optional) {
 			ft_warn(tr->run, "%s cannot be traced on this kernel: left out", t->name);
 			t->unavailable = true;
 		} else {
 			return err;
 		}
-		*retry = true;
 	}
+	if (nmoved)
+		ft_warn(tr->run, "fentry cannot attach to %d function%s: %s%s; traced with kprobes",
+			nmoved, nmoved > 1 ? "s" : "", moved, nmoved > 4 ? ", ..." : "");
 	return 0;
 }
 
