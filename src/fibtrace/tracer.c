@@ -420,7 +420,7 @@ static void fentry_to_kprobe_all(struct ft_tracer *tr, const char *name, int err
 		}
 	}
 	ft_warn(tr->run,
-		"fentry cannot attach on this kernel (%s: %s): all %d fentry functions "
+		"fentry cannot attach on this kernel (%s: %s): the %d functions left on fentry "
 		"traced with kprobes",
 		name, attach_strerror(err), moved);
 }
@@ -455,7 +455,7 @@ static int attach_all(struct ft_tracer *tr, bool *retry)
 		*retry = true;
 		if (t->mode == FT_MODE_FENTRY && fentry_unsupported(err)) {
 			fentry_to_kprobe_all(tr, t->name, err);
-			return 0; /* the reload attaches them all */
+			break; /* the reload attaches them all */
 		} else if (t->mode == FT_MODE_FENTRY) {
 			t->mode = FT_MODE_KPROBE;
 			if (nmoved++ < 4) /* the first few named, all counted */
