@@ -84,7 +84,7 @@ $(BUILD)/obj/%.o: %.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # BPF object -> skeleton (the objects that include it wait for it).
-$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c bpf/counters.bpf.h bpf/hist.bpf.h bpf/tree.bpf.h bpf/timeline.bpf.h bpf/fibtrace.h $(VMLINUX_H)
+$(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c $(wildcard bpf/*.bpf.h) bpf/fibtrace.h $(VMLINUX_H)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf $(ARCH_DEFINE) -Wall -Werror -Ivmlinux/x86 -Ibpf -c $< -o $@
 

@@ -175,6 +175,27 @@ static __always_inline void count_lost(__u32 what)
 	count_lost_n(what, 1);
 }
 
+/*
+ * A call with no traced call open below it began (@dropped 0) or was dropped
+ * for a lost exit (1): ft_func_stats.root_*. Not while calibrating: roots
+ * pay this outside their interval, where only their untraced caller sees
+ * it, so the calibrated calls, roots too, must not.
+ */
+static __always_inline void count_root(__u32 slot, int dropped)
+{
+	struct ft_func_stats *fs;
+
+	if (enabled != FT_ON)
+		return;
+	fs = bpf_map_lookup_elem(&stats, &slot);
+	if (!fs)
+		return;
+	if (dropped)
+		fs->root_dropped++;
+	else
+		fs->root_entered++;
+}
+
 /* Counters (-e): the per-CPU perf events read at entry and exit. */
 #include "counters.bpf.h"
 
@@ -189,7 +210,8 @@ static __always_inline void count_lost(__u32 what)
 /* The task's stack of open calls: drop_stale() and find_frame(). */
 #include "stack.bpf.h"
 
-static __always_inline void account(__u32 slot, const struct ft_durs *c)
+/* @root: the call had no traced call open below it (ft_func_stats.root_entered). */
+static __always_inline void account(__u32 slot, const struct ft_durs *c, bool root)
 {
 	struct ft_func_stats *fs = bpf_map_lookup_elem(&stats, &slot);
 	__u64 dur = c->dur;
@@ -215,6 +237,7 @@ static __always_inline void account(__u32 slot, const struct ft_durs *c)
 	fs->comp_hist[hist_index(c->comp) & (FT_HIST_SLOTS - 1)]++;
 	fs->off_ns += c->off;
 	fs->off_calls += c->off != 0;
+	fs->root_returned += root;
 }
 
 /* -p, --sweep: only the process filter_tgid, as fibtrace's pid namespace numbers it. */
@@ -295,7 +318,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 			count_lost(FT_LOST_TASK_STORAGE);
 		return 0;
 	}
-	drop_stale(st, id);
+	drop_stale(st, id, slot);
 	if (slot == FT_SLOT_COPY_TO_USER && !st->in_read)
 		return 0;
 	if (is_stage(slot) && !st->in_read) {
@@ -315,6 +338,8 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	}
 	if (d + 1 > max_depth)
 		max_depth = d + 1; /* racy between CPUs: a report figure, not a limit */
+	if (d == 0)
+		count_root(slot, 0);
 	st->stack[d].slot = slot;
 	st->stack[d].id = id;
 	st->stack[d].child_ns = 0;
@@ -472,7 +497,7 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	found &= FT_STACK_DEPTH - 1;
 	st->depth = found;
 	frame_end(st, found, slot, now - st->stack[found].start, &c);
-	account(slot, &c);
+	account(slot, &c, found == 0);
 	if (st->stack[found].tree)
 		tree_account(st, found, &c);
 	/* Its raw self time less the tracing inside it, not clamped (bpf/fibtrace.h). */

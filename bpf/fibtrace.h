@@ -75,6 +75,17 @@ struct ft_func_stats {
 	__u64 comp_err_ns; /* error bound of comp_total_ns (calibration spread) */
 	__u64 off_ns; /* sum of the time the calls spent switched out (sched_switch) */
 	__u64 off_calls; /* calls switched out at least once */
+	/*
+	 * Calls entered with no traced call open below them on their task (a
+	 * read's fib_read, nearly always), and how each ended: paired with its
+	 * exit, or dropped when a later entry of the task showed its exit was
+	 * lost. The rest are open: running, or their exit lost on a task that
+	 * never entered a traced function again (nothing else counts those).
+	 * Cumulative: user space does not take interval deltas of these.
+	 */
+	__u64 root_entered;
+	__u64 root_returned;
+	__u64 root_dropped;
 	__u64 hist[FT_HIST_SLOTS]; /* call durations (total time) */
 	__u64 comp_hist[FT_HIST_SLOTS]; /* compensated call durations */
 };

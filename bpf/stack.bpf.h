@@ -2,26 +2,40 @@
 /*
  * The per-task stack of open calls (bpf/fibtrace.bpf.c: struct ft_task):
  * frames whose exit can no longer come, and the frame an exit pairs with.
- * Included by fibtrace.bpf.c after its task state and count_lost().
+ * Included by fibtrace.bpf.c after its task state, count_lost() and count_root().
  */
 #ifndef FIBTRACE_STACK_BPF_H
 #define FIBTRACE_STACK_BPF_H
 
 /*
- * Frames whose exit can no longer come: the top frame is stale when a new
+ * Frames whose exit can no longer come. The top frame is stale when a new
  * entry of this task sits above its stack position (@id is the entry's
  * stack address; the kernel stack grows down, so a live caller's frame is
  * at or above its callees': at, for a tail call, whose kprobe sees the
- * caller's return address slot). Their exits were lost (a kretprobe
- * instance missing, fexit skipped by the recursion guard): dropped and
- * counted, so they neither shrink the stack nor pair with a later exit. A
- * lost exit at exactly the new entry's position is not caught here; the
- * caller's exit counts it as unwound.
+ * caller's return address slot), or at the same position for the same
+ * function. And a new fib_read finds its task in no read (fib_read does not
+ * nest): an open fib_read frame, and every frame above it, is stale,
+ * wherever the new read enters (a read loop's next fib_read enters where
+ * the last one did, or deeper through another system call). Without these
+ * a fib_read whose exit was lost would stay under every later read of its
+ * task, uncounted. Their exits were lost (a kretprobe instance missing,
+ * fexit skipped by the recursion guard or by a trampoline rebuilt while the
+ * call ran): dropped and counted, so they neither shrink the stack nor
+ * pair with a later exit. A lost exit at exactly the position of a new
+ * entry of another function is not caught here; the caller's exit counts
+ * it as unwound.
  */
 struct stale_ctx {
 	struct ft_task *st;
 	__u64 id;
+	__u32 slot;
+	__u32 floor; /* frames at this index and above are stale whatever their id */
 };
+
+static __always_inline bool is_stale(const struct ft_frame *f, __u64 id, __u32 slot)
+{
+	return f->id < id || (f->id == id && f->slot == slot);
+}
 
 /* One bpf_loop() step of drop_stale(): 1 ends the loop. */
 static int drop_one(__u32 k, void *data)
@@ -33,27 +47,50 @@ static int drop_one(__u32 k, void *data)
 	if (d == 0 || d > FT_STACK_DEPTH)
 		return 1;
 	i = (d - 1) & (FT_STACK_DEPTH - 1);
-	if (st->stack[i].id >= sc->id)
+	if (d - 1 < sc->floor && !is_stale(&st->stack[i], sc->id, sc->slot))
 		return 1;
 	if (st->stack[i].slot == FT_SLOT_READ)
 		st->in_read = 0;
 	st->depth = d - 1;
 	count_lost(FT_LOST_NO_RETURN);
+	if (d == 1)
+		count_root(st->stack[i].slot, 1);
 	return 0;
+}
+
+/* One bpf_loop() step of read_floor(), from frame d - 1 - k down. */
+static int find_read(__u32 k, void *data)
+{
+	struct stale_ctx *sc = data;
+	__u32 d = sc->st->depth, i;
+
+	if (k >= d || d > FT_STACK_DEPTH)
+		return 1;
+	i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
+	if (sc->st->stack[i].slot != FT_SLOT_READ)
+		return 0;
+	sc->floor = i;
+	return 1;
 }
 
 /*
  * The loops over the stack go through bpf_loop(), which the verifier checks
  * once and inlines: an open-coded loop of FT_STACK_DEPTH steps is verified
  * step by step in every one of the hundreds of programs fibtrace loads
- * (most of their load time). Their common case is tested inline first.
+ * (most of their load time). Their common case is tested inline first; a
+ * fib_read entry searches the stack only when its task is still in a read.
  */
-static __always_inline void drop_stale(struct ft_task *st, __u64 id)
+static __always_inline void drop_stale(struct ft_task *st, __u64 id, __u32 slot)
 {
-	struct stale_ctx sc = {.st = st, .id = id};
+	struct stale_ctx sc = {.st = st, .id = id, .slot = slot, .floor = FT_STACK_DEPTH};
 	__u32 d = st->depth;
 
-	if (d == 0 || d > FT_STACK_DEPTH || st->stack[(d - 1) & (FT_STACK_DEPTH - 1)].id >= id)
+	if (d == 0 || d > FT_STACK_DEPTH)
+		return;
+	if (slot == FT_SLOT_READ && st->in_read)
+		bpf_loop(FT_STACK_DEPTH, find_read, &sc, 0);
+	if (sc.floor >= FT_STACK_DEPTH &&
+	    !is_stale(&st->stack[(d - 1) & (FT_STACK_DEPTH - 1)], id, slot))
 		return;
 	bpf_loop(FT_STACK_DEPTH, drop_one, &sc, 0);
 }

@@ -83,6 +83,18 @@ __u64 ft_hist_percentile(const struct ft_hist_cfg *cfg, const struct ft_func_sta
 	return hist_percentile(cfg, st->hist, st->count, st->min_ns, st->max_ns, p);
 }
 
+/*
+ * The per-CPU counters are read one CPU after another, not at one instant:
+ * a call entered on a CPU already read and ended on one read later shows
+ * an end without its entry. Such a moment reads as 0 open, not as 2^64.
+ */
+__u64 ft_func_open(const struct ft_func_stats *st)
+{
+	__u64 ended = st->root_returned + st->root_dropped;
+
+	return st->root_entered > ended ? st->root_entered - ended : 0;
+}
+
 /* A compensated duration is at most the raw one: max_ns bounds it too. */
 void ft_func_figures(const struct ft_hist_cfg *cfg, const struct ft_func_stats *st, bool comp,
 		     struct ft_func_fig *f)
@@ -415,6 +427,7 @@ void ft_interval_delta(struct ft_run *run, struct ft_interval_prev *prev, __u64 
 		s->comp_err_ns -= prev[i].st.comp_err_ns;
 		s->off_ns -= prev[i].st.off_ns;
 		s->off_calls -= prev[i].st.off_calls;
+		/* root_*: cumulative, their difference a gauge (bpf/fibtrace.h) */
 		for (h = 0; h < FT_HIST_SLOTS; h++) {
 			s->hist[h] -= prev[i].st.hist[h];
 			s->comp_hist[h] -= prev[i].st.comp_hist[h];

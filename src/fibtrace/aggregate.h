@@ -32,6 +32,12 @@ struct ft_func_fig {
 void ft_func_figures(const struct ft_hist_cfg *cfg, const struct ft_func_stats *st, bool comp,
 		     struct ft_func_fig *f);
 
+/*
+ * Calls entered with no traced call open below them whose end fibtrace has
+ * not seen (bpf/fibtrace.h, root_*): running, or lost without a trace.
+ */
+__u64 ft_func_open(const struct ft_func_stats *st);
+
 /* One (algo, n)'s fib_read statistics, raw or compensated. */
 struct ft_pern_fig {
 	__u64 median, p90, p99;

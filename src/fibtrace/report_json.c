@@ -188,6 +188,11 @@ static void json_function(FILE *f, const struct ft_run *run, const struct ft_tar
 		(uint64_t)s->min_ns, (uint64_t)s->max_ns, (uint64_t)r.avg, (uint64_t)r.p50,
 		(uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)t->recursion_misses,
 		(uint64_t)t->kretprobe_missed, (uint64_t)t->kprobe_missed);
+	fprintf(f,
+		"\"roots\": {\"entered\": %" PRIu64 ", \"returned\": %" PRIu64
+		", \"dropped\": %" PRIu64 ", \"open\": %" PRIu64 "}, ",
+		(uint64_t)s->root_entered, (uint64_t)s->root_returned, (uint64_t)s->root_dropped,
+		(uint64_t)ft_func_open(s));
 	if (run->off_cpu)
 		fprintf(f, "\"off_cpu_ns\": %" PRIu64 ", \"off_cpu_calls\": %" PRIu64 ", ",
 			(uint64_t)s->off_ns, (uint64_t)s->off_calls);

@@ -344,6 +344,31 @@ static void text_copies(FILE *f, const struct ft_run *run)
 	free(copies);
 }
 
+/* Calls whose end was not seen (ft_func_open()), when there are any: first four named. */
+static void text_open(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	__u64 total = 0, open;
+	int k, named = 0;
+
+	for (k = 0; k < tg->count; k++)
+		total += ft_func_open(&tg->t[k].st);
+	if (!total)
+		return;
+	fprintf(f, "open: %" PRIu64 " calls (", (uint64_t)total);
+	for (k = 0; k < tg->count; k++) {
+		open = ft_func_open(&tg->t[k].st);
+		if (!open || named == 4)
+			continue;
+		fprintf(f, "%s%s %" PRIu64, named++ ? ", " : "", tg->t[k].name, (uint64_t)open);
+	}
+	fprintf(f,
+		"%s) entered with no traced call below them and not ended: still running, "
+		"or their exit was lost on a task that never entered a traced function again; "
+		"not in the figures (JSON functions[].roots)\n",
+		named == 4 && total > 4 ? ", ..." : "");
+}
+
 /* Every loss counter (--all), or those that are not 0. */
 static void text_lost(FILE *f, const struct ft_run *run)
 {
@@ -364,6 +389,7 @@ static void text_lost(FILE *f, const struct ft_run *run)
 		fprintf(f, shown ? " (the other counters 0)" : " nothing (every loss counter 0)");
 	fprintf(f, " recursion_misses %" PRIu64 " (deepest call stack %u of %d)\n",
 		(uint64_t)run->recursion_misses, run->max_depth, FT_STACK_DEPTH);
+	text_open(f, run);
 }
 
 /* Time the traced calls spent switched out (sched_switch): waiting, not working. */

@@ -36,6 +36,9 @@ static void sum_stats(const void *buf, int ncpus, size_t vsz, struct ft_func_sta
 		s->comp_err_ns += p->comp_err_ns;
 		s->off_ns += p->off_ns;
 		s->off_calls += p->off_calls;
+		s->root_entered += p->root_entered;
+		s->root_returned += p->root_returned;
+		s->root_dropped += p->root_dropped;
 		if (p->min_ns && (!s->min_ns || p->min_ns < s->min_ns))
 			s->min_ns = p->min_ns;
 		if (p->max_ns > s->max_ns)

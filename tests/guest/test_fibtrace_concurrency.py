@@ -26,9 +26,11 @@ allows that one read in 320 and prints it; the default maxactive's must be
 exact. (A read with both a skipped program
 and a missed instance would be counted twice; recursion misses do not occur
 here: nothing else runs BPF in the guest.) lost.no_return / lost.unwound
-count the frames BPF dropped for missed returns of every function; they do
-not count reads (a missed fib_read frame can stay under the task's next
-reads, which sit at the same stack address), so they are not in the equation.
+count the frames BPF dropped for missed returns of every function, so they
+are not in the equation; fib_read's own books are (functions[].roots,
+checked as <name>.roots): every read whose entry BPF saw is counted,
+dropped at the task's next read (its exit missed), or open (its exit missed
+in the task's last read).
 
 Runs as root with fibdrv loaded; tracefs as the guest mounts it.
 """
@@ -84,6 +86,8 @@ def check_accounted(name, doc, issued, unseen=0):
     named = fr["kretprobe_missed"] + fr["kprobe_missed"] + fr["recursion_misses"]
     if issued - fr["count"] != named:
         print(f"# {name}: {issued - fr['count'] - named} reads neither counted nor named")
+    ok, detail = gtest.reads_accounted(issued, fr["count"], fr, unseen)
+    check(f"{name}.roots", ok, detail)
     check(f"{name}.accounted",
           0 <= issued - fr["count"] - named <= unseen and lost["task_storage"] == 0 and
           lost["stack_overflow"] == 0 and lost["kretprobe_missed"] >= fr["kretprobe_missed"],
@@ -101,6 +105,8 @@ def test_fentry():
     check("concurrency.fentry.every_read", fr["count"] == issued == PROCS * READS,
           f"counted {fr['count']} of {issued} (want {PROCS * READS})")
     check("concurrency.fentry.nothing_lost", not any(doc["lost"].values()), str(doc["lost"]))
+    check("concurrency.fentry.roots", fr["roots"] == {"entered": issued, "returned": issued,
+                                                      "dropped": 0, "open": 0}, str(fr["roots"]))
 
 
 def test_kprobe():
