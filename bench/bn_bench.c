@@ -128,7 +128,7 @@ static void add_row(unsigned long n, const char *algo, const char *op, double ns
 struct mul_ctx {
 	u64 *r, *a, *b, *s;
 	size_t n;
-	int which;
+	int which, iters;
 };
 
 static int run_mul(void *p)
@@ -136,7 +136,7 @@ static int run_mul(void *p)
 	struct mul_ctx *c = p;
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < c->iters; i++) {
 		switch (c->which) {
 		case 0: bn_mul_basecase(c->r, c->a, c->n, c->b, c->n); break;
 		case 1: bn_mul_karatsuba(c->r, c->a, c->b, c->n, c->s); break;
@@ -144,28 +144,54 @@ static int run_mul(void *p)
 		case 3: bn_sqr_basecase(c->r, c->a, c->n); break;
 		case 4: bn_sqr_karatsuba(c->r, c->a, c->n, c->s); break;
 		case 5: bn_sqr_toom3(c->r, c->a, c->n, c->s); break;
+		case 6:
+			bn_mul_ntt(c->r, c->a, c->n, c->b, c->n, c->s);
+			break;
+		case 7:
+			bn_sqr_ntt(c->r, c->a, c->n, c->s);
+			break;
 		}
 	}
 	return 0;
 }
 
+/* Toom-3 against the NTT, n = 500 .. 40000 limbs (ns per product) */
+static void tune_ntt(struct mul_ctx *c)
+{
+	size_t n;
+
+	printf("\n| n | toom3 | ntt | (ns per mul, then per sqr)\n");
+	for (n = 500; n <= 40000; n += n < 4000 ? 250 : (n < 10000 ? 1000 : 5000)) {
+		double t[4];
+		int w;
+
+		c->n = n;
+		c->iters = n < 2000 ? 10 : 1;
+		for (w = 0; w < 4; w++) {
+			c->which = (int[]){2, 6, 5, 7}[w];
+			t[w] = best_ns(run_mul, c) / c->iters;
+		}
+		printf("| %5zu | mul %10.0f %10.0f %5.2f | sqr %10.0f %10.0f %5.2f |\n", n, t[0],
+		       t[1], t[1] / t[0], t[2], t[3], t[3] / t[2]);
+	}
+}
+
 static void tune(void)
 {
-	static const char *names[] = { "mul_basecase", "mul_karatsuba", "mul_toom3",
-				       "sqr_basecase", "sqr_karatsuba", "sqr_toom3" };
-	size_t n, i, max = 400;
+	size_t n, i, max = 40000;
 	struct mul_ctx c;
 
 	c.a = malloc(max * 8);
 	c.b = malloc(max * 8);
 	c.r = malloc(2 * max * 8);
-	c.s = malloc(bn_mul_itch(max, max) * 8);
+	c.s = malloc((bn_mul_itch(max, max) + bn_ntt_itch(2 * max, 0)) * 8);
 	for (i = 0; i < max; i++) {
 		c.a[i] = 0x9e3779b97f4a7c15ULL * (i + 1);
 		c.b[i] = 0xc2b2ae3d27d4eb4fULL * (i + 7);
 	}
 	printf("| n | basecase | karatsuba | toom3 | (ns per mul, then per sqr)\n");
-	for (n = 8; n <= max; n += n < 64 ? 4 : (n < 160 ? 8 : 40)) {
+	c.iters = 100;
+	for (n = 8; n <= 400; n += n < 64 ? 4 : (n < 160 ? 8 : 40)) {
 		double t[6];
 		int w;
 
@@ -177,7 +203,7 @@ static void tune(void)
 		printf("| %3zu | mul %9.0f %9.0f %9.0f | sqr %9.0f %9.0f %9.0f |\n", n, t[0], t[1],
 		       t[2], t[3], t[4], t[5]);
 	}
-	(void)names;
+	tune_ntt(&c);
 	free(c.a);
 	free(c.b);
 	free(c.r);
@@ -246,20 +272,22 @@ int main(int argc, char **argv)
 		fib_value_release(&v);
 	}
 
-	/* peak memory of one F(10^6) computation + decimal formatting */
-	{
+	/* peak memory of one F(n) computation + decimal formatting, n = 10^6, 10^7 */
+	for (n = 1000000; n <= 10000000 && n <= max_n; n *= 10) {
 		struct fib_value v = FIB_VALUE_INIT;
 		long len;
 
 		bn_mem_reset_peak();
 		bn_mem_stats(&cur, &peak);
-		if (fib_compute(fib_algo_default(), 1000000, &v))
+		if (fib_compute(fib_algo_default(), n, &v))
 			return 1;
 		len = fib_format_size(&v, FIBDRV_FORMAT_DEC);
 		bn_mem_stats(&cur, &peak);
-		printf("\npeak memory of F(10^6) with %s + decimal formatting (%ld digits): "
-		       "%zu bytes (%.1f KiB) allocated at peak, %zu held by the result\n",
-		       fib_algo_default()->name, len, peak, peak / 1024.0, cur);
+		printf("%speak memory of F(%lu) with %s + decimal formatting (%ld digits): "
+		       "%zu bytes (%.1f KiB, %.2f x the digits) allocated at peak, %zu held by the "
+		       "result\n",
+		       n == 1000000 ? "\n" : "", n, fib_algo_default()->name, len, peak,
+		       peak / 1024.0, (double)peak / (double)len, cur);
 		fib_value_release(&v);
 	}
 

@@ -30,6 +30,12 @@
 #define BN_SQR_KARATSUBA_THRESHOLD 52
 #define BN_MUL_TOOM3_THRESHOLD 144
 #define BN_SQR_TOOM3_THRESHOLD 180
+#ifndef BN_MUL_NTT_THRESHOLD
+#define BN_MUL_NTT_THRESHOLD 5500
+#endif
+#ifndef BN_SQR_NTT_THRESHOLD
+#define BN_SQR_NTT_THRESHOLD 5500
+#endif
 /* Below this many limbs the D&C decimal conversion uses the simple one. */
 #ifndef BN_DEC_DC_THRESHOLD
 #define BN_DEC_DC_THRESHOLD 24
@@ -93,7 +99,20 @@ void bn_mul_karatsuba(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch
 void bn_sqr_karatsuba(u64 *r, const u64 *a, size_t n, u64 *scratch);
 void bn_mul_toom3(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch);
 void bn_sqr_toom3(u64 *r, const u64 *a, size_t n, u64 *scratch);
-/* balanced dispatchers: pick basecase / Karatsuba / Toom-3 by size */
+/*
+ * Number-theoretic transforms (bn_ntt.c): r = a b, an + bn limbs, or a^2,
+ * 2n limbs; scratch bn_ntt_itch(product limbs, squaring?) limbs.  The
+ * stages, exported to be traced and tested: a transform per prime (0..2),
+ * the pointwise product, the inverse, the Chinese-remainder recombination.
+ */
+void bn_mul_ntt(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch);
+void bn_sqr_ntt(u64 *r, const u64 *a, size_t n, u64 *scratch);
+size_t bn_ntt_itch(size_t rn, int sqr);
+void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *tw, int prime);
+void bn_ntt_pointwise(u64 *x, const u64 *y, size_t N, int prime);
+void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime);
+void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N);
+/* balanced dispatchers: pick basecase / Karatsuba / Toom-3 / NTT by size */
 void bn_mul_n(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch);
 void bn_sqr_n(u64 *r, const u64 *a, size_t n, u64 *scratch);
 /* general product, an >= bn >= 1 */

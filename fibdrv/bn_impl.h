@@ -101,20 +101,44 @@ static inline size_t __bn_normalized_size(const u64 *a, size_t n)
  * 6h + S(h), Toom-3 16(k + 1) + S(k + 1); 10n + 200 dominates both for
  * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
  */
+/* the transform length of an rn-limb product by NTT: 2^k or 3 2^k >= rn */
+static inline size_t __bn_ntt_len(size_t rn)
+{
+	size_t N = 1;
+
+	while (N < rn)
+		N <<= 1;
+	return N >= 4 && 3 * (N / 4) >= rn ? 3 * (N / 4) : N;
+}
+
+/* bn_ntt.c: three residue vectors, a twiddle table, the second operand's */
+static inline size_t __bn_ntt_itch(size_t rn, int sqr)
+{
+	size_t N = __bn_ntt_len(rn);
+
+	return (sqr ? 3 : 4) * N + N / 2;
+}
+
+/* Toom-3 and below: 10n + 200 (bn_mul.c); the NTT above its threshold */
 static inline size_t __bn_mul_n_itch(size_t n)
 {
-	return 10 * n + 200;
+	return n >= BN_MUL_NTT_THRESHOLD ? __bn_ntt_itch(2 * n, 0) : 10 * n + 200;
 }
 
 static inline size_t __bn_sqr_n_itch(size_t n)
 {
-	return 10 * n + 200;
+	return n >= BN_SQR_NTT_THRESHOLD ? __bn_ntt_itch(2 * n, 1) : 10 * n + 200;
 }
 
+/*
+ * bn_mul(): a 2bn-limb product beside bn_mul_n()'s scratch, at each level
+ * of its recursion on the last, shorter slice (sizes falling as in
+ * Euclid's algorithm, at least halving every two levels: 4bn in all).
+ */
 static inline size_t __bn_mul_itch(size_t an, size_t bn)
 {
 	(void)an;
-	return 18 * bn + 400;
+	return 6 * bn + __bn_mul_n_itch(bn) + 400;
 }
 
 /*

@@ -258,8 +258,10 @@ noinline void bn_mul_n(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratc
 		bn_mul_basecase(r, a, n, b, n);
 	else if (n < BN_MUL_TOOM3_THRESHOLD)
 		bn_mul_karatsuba(r, a, b, n, scratch);
-	else
+	else if (n < BN_MUL_NTT_THRESHOLD)
 		bn_mul_toom3(r, a, b, n, scratch);
+	else
+		bn_mul_ntt(r, a, n, b, n, scratch);
 }
 
 noinline void bn_sqr_n(u64 *r, const u64 *a, size_t n, u64 *scratch)
@@ -268,8 +270,10 @@ noinline void bn_sqr_n(u64 *r, const u64 *a, size_t n, u64 *scratch)
 		bn_sqr_basecase(r, a, n);
 	else if (n < BN_SQR_TOOM3_THRESHOLD)
 		bn_sqr_karatsuba(r, a, n, scratch);
-	else
+	else if (n < BN_SQR_NTT_THRESHOLD)
 		bn_sqr_toom3(r, a, n, scratch);
+	else
+		bn_sqr_ntt(r, a, n, scratch);
 }
 
 /* a x b, an >= bn >= 1: balanced products of bn-limb slices of a */

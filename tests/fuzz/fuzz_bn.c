@@ -22,7 +22,19 @@
 
 #define MAX_LIMBS 600 /* above the Toom-3 thresholds */
 
-enum op { OP_ADD, OP_SUB, OP_MUL, OP_SQR, OP_TO_DEC, OP_FROM_DEC, OP_DIVREM, OP_BIN, OP_FIB, OP_COUNT };
+enum op {
+	OP_ADD,
+	OP_SUB,
+	OP_MUL,
+	OP_SQR,
+	OP_TO_DEC,
+	OP_FROM_DEC,
+	OP_DIVREM,
+	OP_BIN,
+	OP_FIB,
+	OP_NTT,
+	OP_COUNT
+};
 
 struct operands {
 	u64 *a, *b;
@@ -124,6 +136,34 @@ out:
 	bn_release(&a);
 	bn_release(&b);
 	bn_release(&r);
+}
+
+/*
+ * The NTT product and square directly (the dispatchers reach them only
+ * above thousands of limbs): every length up to MAX_LIMBS, both radixes,
+ * with bn_ntt_itch() scratch (the larger of the two) and a guard limb behind it.
+ */
+static void fuzz_ntt(const struct operands *o, mpz_t za, mpz_t zb, mpz_t want)
+{
+	size_t an = o->an ? o->an : 1, bn = o->bn ? o->bn : 1, itch, sq;
+	u64 *r, *s;
+
+	itch = bn_ntt_itch(an + bn, 0);
+	sq = bn_ntt_itch(2 * an, 1);
+	itch = itch > sq ? itch : sq;
+	r = calloc(2 * (an > bn ? an : bn), sizeof(u64));
+	s = calloc(itch + 1, sizeof(u64));
+	CHECK(r && s);
+	s[itch] = 0x5a5a5a5a5a5a5a5aULL;
+	bn_mul_ntt(r, o->a, an, o->b, bn, s);
+	mpz_mul(want, za, zb);
+	check_limbs(r, an + bn, want);
+	bn_sqr_ntt(r, o->a, an, s);
+	mpz_mul(want, za, za);
+	check_limbs(r, 2 * an, want);
+	CHECK(s[itch] == 0x5a5a5a5a5a5a5a5aULL);
+	free(r);
+	free(s);
 }
 
 static void fuzz_to_dec(const struct operands *o, mpz_t za)
@@ -311,6 +351,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case OP_BIN:
 		fuzz_bin(&o, za);
+		break;
+	case OP_NTT:
+		fuzz_ntt(&o, za, zb, want);
 		break;
 	default:
 		fuzz_arith(op, &o, za, zb, want);

@@ -288,6 +288,31 @@ def test_concurrency(algos, seconds=8):
           f"{len(errors)} wrong of {reads[0]}: {errors[:3]}")
 
 
+def test_ntt_reads():
+    """F(n) read where the products go through the NTT (bn_ntt.c: from 5500
+    limbs, n above about 10^6), with fibdrv reloaded at max_n = 10^7; fibclient
+    --verify compares each read, decimal and binary, with GMP's mpz_fib_ui."""
+    ko = f"build/{os.uname().release}/fibdrv.ko"
+    if subprocess.run(["rmmod", "fibdrv"], capture_output=True).returncode != 0:
+        gtest.skip("values.ntt", "fibdrv cannot be unloaded (in use)")
+        return
+    try:
+        loaded = subprocess.run(["insmod", ko, "max_n=10000000"], capture_output=True, text=True)
+        if not check("values.ntt.insmod", loaded.returncode == 0, loaded.stderr.strip()):
+            return
+        for n in (2000000, 10000000):
+            for fmt in ("dec", "bin"):
+                out = subprocess.run(["build/fibclient", "-a", "bn-fdouble-karatsuba", "-f", fmt,
+                                      "--verify", "--quiet", str(n)],
+                                     capture_output=True, text=True, timeout=900)
+                check(f"values.ntt.{fmt}-{n}", out.returncode == 0,
+                      f"exit {out.returncode}: {(out.stdout + out.stderr).strip()[-200:]}")
+    finally:
+        subprocess.run(["rmmod", "fibdrv"], capture_output=True)
+        reloaded = subprocess.run(["insmod", ko], capture_output=True, text=True)
+        check("values.ntt.reload-default", reloaded.returncode == 0, reloaded.stderr.strip())
+
+
 def main():
     algos = gtest.algorithms()
     max_n = int(open("/sys/module/fibdrv/parameters/max_n").read())
@@ -307,6 +332,7 @@ def main():
     test_calibrate(algos, max_n)
     test_concurrency(algos)
     test_large(algos, max_n)
+    test_ntt_reads()
 
 
 if __name__ == "__main__":

@@ -306,21 +306,46 @@ static int guard_ok(const u64 *p, size_t n)
 	return 1;
 }
 
-enum { M_BASE, M_SQRBASE, M_KARA, M_SQRKARA, M_TOOM, M_SQRTOOM, M_MULN, M_SQRN, M_MUL };
-static const char *mul_names[] = { "bn_mul_basecase", "bn_sqr_basecase", "bn_mul_karatsuba",
-				   "bn_sqr_karatsuba", "bn_mul_toom3", "bn_sqr_toom3",
-				   "bn_mul_n", "bn_sqr_n", "bn_mul" };
+enum {
+	M_BASE,
+	M_SQRBASE,
+	M_KARA,
+	M_SQRKARA,
+	M_TOOM,
+	M_SQRTOOM,
+	M_MULN,
+	M_SQRN,
+	M_MUL,
+	M_NTT,
+	M_SQRNTT
+};
+static const char *mul_names[] = {"bn_mul_basecase",  "bn_sqr_basecase", "bn_mul_karatsuba",
+				  "bn_sqr_karatsuba", "bn_mul_toom3",	 "bn_sqr_toom3",
+				  "bn_mul_n",	      "bn_sqr_n",	 "bn_mul",
+				  "bn_mul_ntt",	      "bn_sqr_ntt"};
 
-static void check_mul(int which, size_t an, size_t bn)
+/* @ones: every limb 2^64 - 1, the largest convolution coefficients */
+static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 {
-	int sq = which == M_SQRBASE || which == M_SQRKARA || which == M_SQRTOOM || which == M_SQRN;
+	int sq = which == M_SQRBASE || which == M_SQRKARA || which == M_SQRTOOM ||
+		 which == M_SQRN || which == M_SQRNTT;
 	size_t rn = an + (sq ? an : bn), itch = bn_mul_itch(an, bn);
-	u64 *a = xalloc(an), *b = xalloc(bn), *r = guarded(rn), *s = guarded(itch);
+	u64 *a, *b, *r, *s;
 	mpz_t za, zb, zr;
 
+	if (which == M_NTT || which == M_SQRNTT)
+		itch = bn_ntt_itch(rn, sq); /* exactly: the guard checks it */
+	a = xalloc(an);
+	b = xalloc(bn);
+	r = guarded(rn);
+	s = guarded(itch);
 	mpz_inits(za, zb, zr, NULL);
 	rnd_limbs(a, an);
 	rnd_limbs(b, bn);
+	if (ones) {
+		memset(a, 0xff, an * sizeof(*a));
+		memset(b, 0xff, bn * sizeof(*b));
+	}
 	switch (which) {
 	case M_BASE: bn_mul_basecase(r, a, an, b, bn); break;
 	case M_SQRBASE: bn_sqr_basecase(r, a, an); break;
@@ -331,6 +356,12 @@ static void check_mul(int which, size_t an, size_t bn)
 	case M_MULN: bn_mul_n(r, a, b, an, s); break;
 	case M_SQRN: bn_sqr_n(r, a, an, s); break;
 	case M_MUL: bn_mul(r, a, an, b, bn, s); break;
+	case M_NTT:
+		bn_mul_ntt(r, a, an, b, bn, s);
+		break;
+	case M_SQRNTT:
+		bn_sqr_ntt(r, a, an, s);
+		break;
 	}
 	to_mpz(za, a, an);
 	to_mpz(zb, sq ? a : b, sq ? an : bn);
@@ -344,6 +375,45 @@ static void check_mul(int which, size_t an, size_t bn)
 	free(b);
 	free(r);
 	free(s);
+}
+
+static void check_mul(int which, size_t an, size_t bn)
+{
+	check_mul_fill(which, an, bn, 0);
+}
+
+/*
+ * The NTT (bn_ntt.c) on its own, at every small size, unbalanced, at and
+ * around transform lengths (product sizes 2^k, 2^k + 1), with the largest
+ * coefficients; and the dispatchers around its thresholds.
+ */
+static void test_ntt(void)
+{
+	static const size_t big[] = {1023, 1024, 1025, 2048, 4097, 33000};
+	size_t n, i;
+
+	group_begin();
+	for (n = 1; n <= 80; n++) {
+		check_mul(M_NTT, n, 1 + rnd() % n);
+		check_mul(M_SQRNTT, n, n);
+	}
+	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		check_mul(M_NTT, big[i], big[i] - big[i] / 3);
+		check_mul_fill(M_NTT, big[i], big[i], 1);
+		check_mul_fill(M_SQRNTT, big[i], big[i], 1);
+		check_mul(M_SQRNTT, big[i], big[i]);
+	}
+	check_mul(M_NTT, 5000, 1);
+	check_mul(M_NTT, 5000, 2);
+	group_end("bn_mul_ntt/bn_sqr_ntt: sizes 1..80, 2^k +- 1, unbalanced, all-ones");
+	group_begin();
+	for (n = BN_MUL_NTT_THRESHOLD - 1; n <= BN_MUL_NTT_THRESHOLD + 1; n++)
+		check_mul(M_MULN, n, n);
+	for (n = BN_SQR_NTT_THRESHOLD - 1; n <= BN_SQR_NTT_THRESHOLD + 1; n++)
+		check_mul(M_SQRN, n, n);
+	check_mul(M_MUL, 3 * BN_MUL_NTT_THRESHOLD + 7, BN_MUL_NTT_THRESHOLD + 5);
+	check_mul(M_MUL, 2 * BN_MUL_NTT_THRESHOLD + 100, 2 * BN_MUL_NTT_THRESHOLD - 50);
+	group_end("bn_mul_n/bn_sqr_n/bn_mul around the NTT thresholds");
 }
 
 static void test_mul(void)
@@ -966,6 +1036,7 @@ int main(void)
 	test_addsub();
 	test_shift_mul1_div1();
 	test_mul();
+	test_ntt();
 	test_invert_divrem();
 	test_dec();
 	test_values();

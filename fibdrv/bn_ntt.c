@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * bn_ntt.c - multiplication by number-theoretic transforms: the product
+ * above Toom-3, integer arithmetic only (no FPU in the kernel).
+ *
+ * The limbs of each operand are the coefficients of a polynomial; their
+ * product's coefficients (cyclic convolution of length N, a power of two
+ * at least the product's size) are each below min(an, bn) * 2^128, so
+ * three primes p < 2^62 with 3 2^40 | p - 1 recover them exactly by the
+ * Chinese remainder theorem (p1 p2 p3 > 2^185). Per prime: the forward
+ * transform (decimation in frequency, natural order in, bit-reversed out),
+ * the pointwise product, the inverse transform (decimation in time,
+ * bit-reversed in, natural out); then one pass combines the three
+ * residues of each coefficient (Garner) and adds it at its limb.
+ *
+ * The length N is 2^k or 3 2^k, whichever is the smaller at least the
+ * product's size (padding wastes at most a third, not half): a length
+ * 3M runs one radix-3 stage over the thirds and three power-of-two
+ * transforms of M points.
+ *
+ * Residues are kept in [0, p); twiddles are in Montgomery form (w R mod p,
+ * R = 2^64), so one Montgomery product d * (w R) R^-1 = d w needs no
+ * conversion of the data. The transforms recurse on halves once larger
+ * than NTT_BLOCK, so each sub-transform runs in cache. Scratch: three
+ * residue vectors, the second operand's transform and a twiddle table,
+ * bn_ntt_itch(). Never allocates, never fails (layer 1 of bn.h).
+ */
+#include "bn_impl.h"
+
+/* Sub-transforms at most this long run their stages in a loop (in L1/L2). */
+#define NTT_BLOCK 1024
+
+struct ntt_prime {
+	u64 p, g;   /* the prime and a generator of its multiplicative group */
+	u64 pinv;   /* p^-1 mod 2^64 */
+	u64 r1, r2; /* R mod p, R^2 mod p */
+};
+
+/* p - 1 = c 3 2^40 (and more): lengths 2^k and 3 2^k, k <= 40; p1 > p2 > p3 */
+static const u64 ntt_p[3] = {0x3fffc00000000001ULL, 0x3fff840000000001ULL, 0x3fff810000000001ULL};
+static const u64 ntt_g[3] = {11, 19, 5};
+
+/* a b R^-1 mod p in [0, p), for a b < p 2^64 */
+static inline u64 mont_mul(u64 a, u64 b, const struct ntt_prime *P)
+{
+	bn_u128 t = (bn_u128)a * b;
+	u64 hi = (u64)(t >> 64), m = (u64)t * P->pinv;
+	u64 mh = (u64)(((bn_u128)m * P->p) >> 64);
+
+	return hi >= mh ? hi - mh : hi - mh + P->p;
+}
+
+static inline u64 mod_add(u64 a, u64 b, u64 p)
+{
+	u64 s = a + b;
+
+	return s >= p ? s - p : s;
+}
+
+static inline u64 mod_sub(u64 a, u64 b, u64 p)
+{
+	return a >= b ? a - b : a - b + p;
+}
+
+/* x^e in Montgomery form, for x in Montgomery form */
+static u64 mont_pow(u64 x, u64 e, const struct ntt_prime *P)
+{
+	u64 r = P->r1;
+
+	for (; e; e >>= 1) {
+		if (e & 1)
+			r = mont_mul(r, x, P);
+		x = mont_mul(x, x, P);
+	}
+	return r;
+}
+
+static void ntt_prime_init(struct ntt_prime *P, int i)
+{
+	u64 inv, r;
+	int k;
+
+	P->p = ntt_p[i];
+	P->g = ntt_g[i];
+	inv = P->p; /* right to 3 bits; each Newton step doubles them */
+	for (k = 0; k < 5; k++)
+		inv *= 2 - P->p * inv;
+	P->pinv = inv;
+	P->r1 = (0 - P->p) % P->p; /* 2^64 mod p, without a 128-bit division */
+	r = P->r1;
+	for (k = 0; k < 64; k++)
+		r = mod_add(r, r, P->p);
+	P->r2 = r;
+}
+
+static inline u64 to_mont(u64 x, const struct ntt_prime *P)
+{
+	return mont_mul(x, P->r2, P);
+}
+
+/*
+ * tw[j] = w^j R mod p, j < N/2, w a primitive N-th root of unity. The
+ * inverse transform's table is the same read backwards and negated, since
+ * w^(N/2) = -1: w^-j = -w^(N/2 - j) (ntt_twiddles_invert(), in place).
+ */
+static u64 ntt_root(size_t n, const struct ntt_prime *P);
+
+static void ntt_twiddles(u64 *tw, size_t N, const struct ntt_prime *P)
+{
+	u64 w = ntt_root(N, P);
+	size_t j;
+
+	tw[0] = P->r1;
+	for (j = 1; j < N / 2; j++)
+		tw[j] = mont_mul(tw[j - 1], w, P);
+}
+
+static void ntt_twiddles_invert(u64 *tw, size_t N, const struct ntt_prime *P)
+{
+	size_t j, h = N / 2;
+
+	if (h < 2)
+		return; /* w^0 alone */
+	for (j = 1; j < h - j; j++) {
+		u64 t = tw[j];
+
+		tw[j] = P->p - tw[h - j];
+		tw[h - j] = P->p - t;
+	}
+	if (h > 1 && j == h - j)
+		tw[j] = P->p - tw[j];
+}
+
+/* the stages of a transform of n points, twiddle j of the top stage tw[j ts] */
+static void ntt_dif_loop(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+{
+	size_t len, blk, j;
+
+	for (len = n / 2; len >= 1; len >>= 1, ts <<= 1) {
+		for (blk = 0; blk < n; blk += 2 * len) {
+			u64 *x = a + blk, *y = x + len, u = x[0], v = y[0];
+
+			/* j = 0: the twiddle is 1 (every butterfly of the last stage) */
+			x[0] = mod_add(u, v, P->p);
+			y[0] = mod_sub(u, v, P->p);
+			for (j = 1; j < len; j++) {
+				u = x[j];
+				v = y[j];
+				x[j] = mod_add(u, v, P->p);
+				y[j] = mont_mul(u - v + P->p, tw[j * ts], P);
+			}
+		}
+	}
+}
+
+static void ntt_dif(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+{
+	size_t j, h = n / 2;
+
+	if (n <= NTT_BLOCK) {
+		ntt_dif_loop(a, n, tw, ts, P);
+		return;
+	}
+	for (j = 0; j < h; j++) {
+		u64 u = a[j], v = a[j + h];
+
+		a[j] = mod_add(u, v, P->p);
+		a[j + h] = mont_mul(u - v + P->p, tw[j * ts], P);
+	}
+	bn_resched();
+	ntt_dif(a, h, tw, 2 * ts, P);
+	ntt_dif(a + h, h, tw, 2 * ts, P);
+}
+
+static void ntt_dit_loop(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+{
+	size_t len, blk, j, s = ts * n / 2;
+
+	for (len = 1; len < n; len <<= 1, s >>= 1) {
+		for (blk = 0; blk < n; blk += 2 * len) {
+			u64 *x = a + blk, *y = x + len, u = x[0], v = y[0];
+
+			x[0] = mod_add(u, v, P->p);
+			y[0] = mod_sub(u, v, P->p);
+			for (j = 1; j < len; j++) {
+				u = x[j];
+				v = mont_mul(y[j], tw[j * s], P);
+				x[j] = mod_add(u, v, P->p);
+				y[j] = mod_sub(u, v, P->p);
+			}
+		}
+	}
+}
+
+static void ntt_dit(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+{
+	size_t j, h = n / 2;
+
+	if (n <= NTT_BLOCK) {
+		ntt_dit_loop(a, n, tw, ts, P);
+		return;
+	}
+	ntt_dit(a, h, tw, 2 * ts, P);
+	ntt_dit(a + h, h, tw, 2 * ts, P);
+	for (j = 0; j < h; j++) {
+		u64 u = a[j], v = mont_mul(a[j + h], tw[j * ts], P);
+
+		a[j] = mod_add(u, v, P->p);
+		a[j + h] = mod_sub(u, v, P->p);
+	}
+	bn_resched();
+}
+
+/* the primitive n-th root of unity in Montgomery form (n | p - 1) */
+static u64 ntt_root(size_t n, const struct ntt_prime *P)
+{
+	return mont_pow(to_mont(P->g, P), (P->p - 1) / n, P);
+}
+
+/*
+ * The radix-3 stage of a length 3M: thirds a0, a1, a2 become
+ * (a0 + a1 + a2, (a0 + e a1 + e^2 a2) w^j, (a0 + e^2 a1 + e a2) w^2j),
+ * e = w^M a cube root of unity, w the N-th root (@inverse: the inverse
+ * stage, for w^-1: twiddles first, then the sums). With e^2 = -1 - e:
+ * u = e a1 + e^2 a2 gives the second sum a0 + u, the third a0 - a1 - a2 - u.
+ */
+static void ntt_radix3(u64 *x, size_t M, int inverse, const struct ntt_prime *P)
+{
+	u64 w = ntt_root(3 * M, P), e, e2, wj = P->r1, p = P->p;
+	size_t j;
+
+	if (inverse)
+		w = mont_pow(w, 3 * M - 1, P);
+	e = mont_pow(w, M, P);
+	e2 = mont_mul(e, e, P);
+	for (j = 0; j < M; j++) {
+		u64 a0 = x[j], a1 = x[j + M], a2 = x[j + 2 * M], u, w2j = mont_mul(wj, wj, P);
+
+		if (inverse) {
+			a1 = mont_mul(a1, wj, P);
+			a2 = mont_mul(a2, w2j, P);
+		}
+		u = mod_add(mont_mul(a1, e, P), mont_mul(a2, e2, P), p);
+		x[j] = mod_add(a0, mod_add(a1, a2, p), p);
+		a1 = mod_sub(mod_sub(a0, mod_add(a1, a2, p), p), u, p);
+		a0 = mod_add(a0, u, p);
+		if (!inverse) {
+			a0 = mont_mul(a0, wj, P);
+			a1 = mont_mul(a1, w2j, P);
+		}
+		x[j + M] = a0;
+		x[j + 2 * M] = a1;
+		wj = mont_mul(wj, w, P);
+		if ((j & 0xffff) == 0xffff)
+			bn_resched();
+	}
+}
+
+/* the power-of-two part of a length: N itself, or N / 3 */
+static size_t ntt_pow2(size_t N)
+{
+	return N & (N - 1) ? N / 3 : N;
+}
+
+/* x = a mod p, zero-padded to N points, then transformed (bit-reversed order) */
+noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *tw, int prime)
+{
+	struct ntt_prime P;
+	size_t i;
+
+	ntt_prime_init(&P, prime);
+	for (i = 0; i < an; i++) {
+		u64 v = a[i];
+
+		while (v >= P.p) /* 2^64 < 4p: at most three times */
+			v -= P.p;
+		x[i] = v;
+	}
+	bn_zero(x + an, N - an);
+	if (ntt_pow2(N) != N) {
+		size_t M = N / 3;
+
+		ntt_radix3(x, M, 0, &P);
+		ntt_dif(x, M, tw, 1, &P);
+		ntt_dif(x + M, M, tw, 1, &P);
+		ntt_dif(x + 2 * M, M, tw, 1, &P);
+		return;
+	}
+	ntt_dif(x, N, tw, 1, &P);
+}
+
+/* x = x * y pointwise (y == x: squares), times R^-1 (undone by bn_ntt_crt) */
+noinline void bn_ntt_pointwise(u64 *x, const u64 *y, size_t N, int prime)
+{
+	struct ntt_prime P;
+	size_t i;
+
+	ntt_prime_init(&P, prime);
+	for (i = 0; i < N; i++)
+		x[i] = mont_mul(x[i], y[i], &P);
+}
+
+/* the inverse transform of x, natural order out, not yet divided by N */
+noinline void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime)
+{
+	struct ntt_prime P;
+
+	ntt_prime_init(&P, prime);
+	if (ntt_pow2(N) != N) {
+		size_t M = N / 3;
+
+		ntt_dit(x, M, tw, 1, &P);
+		ntt_dit(x + M, M, tw, 1, &P);
+		ntt_dit(x + 2 * M, M, tw, 1, &P);
+		ntt_radix3(x, M, 1, &P);
+		return;
+	}
+	ntt_dit(x, N, tw, 1, &P);
+}
+
+/*
+ * r (rn limbs) = sum of coefficient i * 2^(64 i), each coefficient from
+ * its residues x[k][i] (each N R^-1 times the true residue): scaled, then
+ * combined by Garner's method into three limbs, c = y1 + p1 (y2 + p2 y3).
+ */
+noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N)
+{
+	struct ntt_prime P[3];
+	u64 scale[3], c12, c13, c23, acc0 = 0, acc1 = 0, acc2 = 0;
+	size_t i;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		ntt_prime_init(&P[k], k);
+		/* (N R^-1)^-1 in Montgomery form: N^-1 R^2, so mont_mul(v, .) = v R / N */
+		scale[k] = mont_pow(to_mont(N % P[k].p, &P[k]), P[k].p - 2, &P[k]);
+		scale[k] = mont_mul(scale[k], P[k].r2, &P[k]);
+	}
+	/* p1^-1 mod p2, p1^-1 mod p3, p2^-1 mod p3, in Montgomery form */
+	c12 = mont_pow(to_mont(P[0].p % P[1].p, &P[1]), P[1].p - 2, &P[1]);
+	c13 = mont_pow(to_mont(P[0].p % P[2].p, &P[2]), P[2].p - 2, &P[2]);
+	c23 = mont_pow(to_mont(P[1].p % P[2].p, &P[2]), P[2].p - 2, &P[2]);
+	for (i = 0; i < rn; i++) {
+		u64 y1 = mont_mul(x[0][i], scale[0], &P[0]);
+		u64 y2 = mont_mul(x[1][i], scale[1], &P[1]);
+		u64 y3 = mont_mul(x[2][i], scale[2], &P[2]);
+		u64 y1b = y1 >= P[1].p ? y1 - P[1].p : y1, y1c = y1 >= P[2].p ? y1 - P[2].p : y1;
+		bn_u128 t, lo, hi;
+
+		y2 = mont_mul(mod_sub(y2, y1b, P[1].p), c12, &P[1]);
+		y3 = mont_mul(mod_sub(y3, y1c, P[2].p), c13, &P[2]);
+		y3 = mont_mul(mod_sub(y3, y2 >= P[2].p ? y2 - P[2].p : y2, P[2].p), c23, &P[2]);
+		/* c = y1 + p1 t, t = y2 + p2 y3 < p2 p3 < 2^124 */
+		t = (bn_u128)P[1].p * y3 + y2;
+		lo = (bn_u128)P[0].p * (u64)t + y1;
+		hi = (bn_u128)P[0].p * (u64)(t >> 64) + (u64)(lo >> 64);
+		/* acc += c (three limbs); limb i is done */
+		t = (bn_u128)acc0 + (u64)lo;
+		acc0 = (u64)t;
+		t = (bn_u128)acc1 + (u64)hi + (u64)(t >> 64);
+		acc1 = (u64)t;
+		acc2 += (u64)(hi >> 64) + (u64)(t >> 64);
+		r[i] = acc0;
+		acc0 = acc1;
+		acc1 = acc2;
+		acc2 = 0;
+		if ((i & 0xffff) == 0xffff)
+			bn_resched();
+	}
+}
+
+size_t bn_ntt_itch(size_t rn, int sqr)
+{
+	return __bn_ntt_itch(rn, sqr);
+}
+
+static void ntt_product(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
+{
+	size_t rn = an + bn, N = __bn_ntt_len(rn);
+	u64 *x[3] = {scratch, scratch + N, scratch + 2 * N};
+	u64 *tw = scratch + 3 * N, *y = tw + N / 2;
+	struct ntt_prime P;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		ntt_prime_init(&P, k);
+		ntt_twiddles(tw, ntt_pow2(N), &P);
+		bn_ntt_fwd(x[k], a, an, N, tw, k);
+		if (b) {
+			bn_ntt_fwd(y, b, bn, N, tw, k);
+			bn_ntt_pointwise(x[k], y, N, k);
+		} else {
+			bn_ntt_pointwise(x[k], x[k], N, k);
+		}
+		ntt_twiddles_invert(tw, ntt_pow2(N), &P);
+		bn_ntt_inv(x[k], N, tw, k);
+	}
+	bn_ntt_crt(r, rn, x, N);
+}
+
+/* r = a b (an + bn limbs), an, bn >= 1; scratch bn_ntt_itch(an + bn, 0) */
+noinline void bn_mul_ntt(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
+{
+	ntt_product(r, a, an, b, bn, scratch);
+}
+
+/* r = a^2 (2n limbs); scratch bn_ntt_itch(2n, 1) */
+noinline void bn_sqr_ntt(u64 *r, const u64 *a, size_t n, u64 *scratch)
+{
+	ntt_product(r, a, n, NULL, n, scratch);
+}
