@@ -287,11 +287,16 @@ noinline long bn_to_dec_dc(const u64 *a, size_t n, char *buf, size_t cap)
 	/* p[k+1] >= B^(2 pn[k] - 2): stop once that exceeds x */
 	while (c->nlv < BN_DC_MAXLV && 2 * c->pn[c->nlv - 1] - 2 < n) {
 		size_t pn = c->pn[c->nlv - 1];
-		u64 *sq = bn_limbs_alloc(2 * pn + bn_sqr_n_itch(pn));
+		/* the power kept for the whole conversion; its scratch only while squaring */
+		u64 *sq = bn_limbs_alloc(2 * pn), *scr = bn_limbs_alloc(bn_sqr_n_itch(pn));
 
-		if (!sq)
+		if (!sq || !scr) {
+			bn_mem_free(sq);
+			bn_mem_free(scr);
 			goto out;
-		bn_sqr_n(sq, c->p[c->nlv - 1], pn, sq + 2 * pn);
+		}
+		bn_sqr_n(sq, c->p[c->nlv - 1], pn, scr);
+		bn_mem_free(scr);
 		c->p[c->nlv] = sq;
 		c->pn[c->nlv] = bn_normalized_size(sq, 2 * pn);
 		c->nlv++;

@@ -131,6 +131,35 @@ static void ntt_twiddles_invert(u64 *tw, size_t N, const struct ntt_prime *P)
 		tw[j] = P->p - tw[j];
 }
 
+/*
+ * The butterflies: decimation in frequency (x + y, (x - y) w), decimation
+ * in time (x + y w, x - y w); with w = 1 (the first of every block) both
+ * are (x + y, x - y), no product.
+ */
+static inline void bfly_dif(u64 *x, u64 *y, u64 w, const struct ntt_prime *P)
+{
+	u64 u = *x, v = *y;
+
+	*x = mod_add(u, v, P->p);
+	*y = mont_mul(u - v + P->p, w, P);
+}
+
+static inline void bfly_dit(u64 *x, u64 *y, u64 w, const struct ntt_prime *P)
+{
+	u64 u = *x, v = mont_mul(*y, w, P);
+
+	*x = mod_add(u, v, P->p);
+	*y = mod_sub(u, v, P->p);
+}
+
+static inline void bfly_one(u64 *x, u64 *y, const struct ntt_prime *P)
+{
+	u64 u = *x, v = *y;
+
+	*x = mod_add(u, v, P->p);
+	*y = mod_sub(u, v, P->p);
+}
+
 /* the stages of a transform of n points, twiddle j of the top stage tw[j ts] */
 static void ntt_dif_loop(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
 {
@@ -138,17 +167,9 @@ static void ntt_dif_loop(u64 *a, size_t n, const u64 *tw, size_t ts, const struc
 
 	for (len = n / 2; len >= 1; len >>= 1, ts <<= 1) {
 		for (blk = 0; blk < n; blk += 2 * len) {
-			u64 *x = a + blk, *y = x + len, u = x[0], v = y[0];
-
-			/* j = 0: the twiddle is 1 (every butterfly of the last stage) */
-			x[0] = mod_add(u, v, P->p);
-			y[0] = mod_sub(u, v, P->p);
-			for (j = 1; j < len; j++) {
-				u = x[j];
-				v = y[j];
-				x[j] = mod_add(u, v, P->p);
-				y[j] = mont_mul(u - v + P->p, tw[j * ts], P);
-			}
+			bfly_one(a + blk, a + blk + len, P);
+			for (j = 1; j < len; j++)
+				bfly_dif(a + blk + j, a + blk + j + len, tw[j * ts], P);
 		}
 	}
 }
@@ -161,12 +182,9 @@ static void ntt_dif(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt
 		ntt_dif_loop(a, n, tw, ts, P);
 		return;
 	}
-	for (j = 0; j < h; j++) {
-		u64 u = a[j], v = a[j + h];
-
-		a[j] = mod_add(u, v, P->p);
-		a[j + h] = mont_mul(u - v + P->p, tw[j * ts], P);
-	}
+	bfly_one(a, a + h, P);
+	for (j = 1; j < h; j++)
+		bfly_dif(a + j, a + j + h, tw[j * ts], P);
 	bn_resched();
 	ntt_dif(a, h, tw, 2 * ts, P);
 	ntt_dif(a + h, h, tw, 2 * ts, P);
@@ -178,16 +196,9 @@ static void ntt_dit_loop(u64 *a, size_t n, const u64 *tw, size_t ts, const struc
 
 	for (len = 1; len < n; len <<= 1, s >>= 1) {
 		for (blk = 0; blk < n; blk += 2 * len) {
-			u64 *x = a + blk, *y = x + len, u = x[0], v = y[0];
-
-			x[0] = mod_add(u, v, P->p);
-			y[0] = mod_sub(u, v, P->p);
-			for (j = 1; j < len; j++) {
-				u = x[j];
-				v = mont_mul(y[j], tw[j * s], P);
-				x[j] = mod_add(u, v, P->p);
-				y[j] = mod_sub(u, v, P->p);
-			}
+			bfly_one(a + blk, a + blk + len, P);
+			for (j = 1; j < len; j++)
+				bfly_dit(a + blk + j, a + blk + j + len, tw[j * s], P);
 		}
 	}
 }
@@ -202,12 +213,9 @@ static void ntt_dit(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt
 	}
 	ntt_dit(a, h, tw, 2 * ts, P);
 	ntt_dit(a + h, h, tw, 2 * ts, P);
-	for (j = 0; j < h; j++) {
-		u64 u = a[j], v = mont_mul(a[j + h], tw[j * ts], P);
-
-		a[j] = mod_add(u, v, P->p);
-		a[j + h] = mod_sub(u, v, P->p);
-	}
+	bfly_one(a, a + h, P);
+	for (j = 1; j < h; j++)
+		bfly_dit(a + j, a + j + h, tw[j * ts], P);
 	bn_resched();
 }
 
