@@ -4,8 +4,8 @@
  * above Toom-3, integer arithmetic only (no FPU in the kernel).
  *
  * The limbs of each operand are the coefficients of a polynomial; their
- * product's coefficients (cyclic convolution of length N, a power of two
- * at least the product's size) are each below min(an, bn) * 2^128, so
+ * product's coefficients (cyclic convolution of length N, at least the
+ * product's size: below) are each below min(an, bn) * 2^128, so
  * three primes p < 2^62 with 3 2^40 | p - 1 recover them exactly by the
  * Chinese remainder theorem (p1 p2 p3 > 2^185). Per prime: the forward
  * transform (decimation in frequency, natural order in, bit-reversed out),
