@@ -58,7 +58,7 @@ static int drop_one(__u32 k, void *data)
 	return 0;
 }
 
-/* One bpf_loop() step of read_floor(), from frame d - 1 - k down. */
+/* One bpf_loop() step of drop_stale()'s search for the task's fib_read frame, from the top down. */
 static int find_read(__u32 k, void *data)
 {
 	struct stale_ctx *sc = data;

@@ -96,11 +96,6 @@ static inline size_t __bn_normalized_size(const u64 *a, size_t n)
 	return n;
 }
 
-/*
- * Scratch bound for every balanced product of size <= n: Karatsuba needs
- * 6h + S(h), Toom-3 16(k + 1) + S(k + 1); 10n + 200 dominates both for
- * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
- */
 /* the transform length of an rn-limb product by NTT: 2^k or 3 2^k >= rn */
 static inline size_t __bn_ntt_len(size_t rn)
 {
@@ -119,7 +114,12 @@ static inline size_t __bn_ntt_itch(size_t rn, int sqr)
 	return (sqr ? 3 : 4) * N + N / 2;
 }
 
-/* Toom-3 and below: 10n + 200 (bn_mul.c); the NTT above its threshold */
+/*
+ * Scratch bound for every balanced product of size <= n: Karatsuba needs
+ * 6h + S(h), Toom-3 16(k + 1) + S(k + 1); 10n + 200 dominates both for
+ * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
+ * Above its threshold the NTT's, which Toom-3's subproducts never reach.
+ */
 static inline size_t __bn_mul_n_itch(size_t n)
 {
 	return n >= BN_MUL_NTT_THRESHOLD ? __bn_ntt_itch(2 * n, 0) : 10 * n + 200;

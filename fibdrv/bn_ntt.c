@@ -50,11 +50,15 @@ static inline u64 mont_mul(u64 a, u64 b, const struct ntt_prime *P)
 	return hi >= mh ? hi - mh : hi - mh + P->p;
 }
 
+/* a mod p for a < 2p */
+static inline u64 mod_once(u64 a, u64 p)
+{
+	return a >= p ? a - p : a;
+}
+
 static inline u64 mod_add(u64 a, u64 b, u64 p)
 {
-	u64 s = a + b;
-
-	return s >= p ? s - p : s;
+	return mod_once(a + b, p);
 }
 
 static inline u64 mod_sub(u64 a, u64 b, u64 p)
@@ -98,13 +102,17 @@ static inline u64 to_mont(u64 x, const struct ntt_prime *P)
 	return mont_mul(x, P->r2, P);
 }
 
+/* the primitive n-th root of unity in Montgomery form (n | p - 1) */
+static u64 ntt_root(size_t n, const struct ntt_prime *P)
+{
+	return mont_pow(to_mont(P->g, P), (P->p - 1) / n, P);
+}
+
 /*
  * tw[j] = w^j R mod p, j < N/2, w a primitive N-th root of unity. The
  * inverse transform's table is the same read backwards and negated, since
  * w^(N/2) = -1: w^-j = -w^(N/2 - j) (ntt_twiddles_invert(), in place).
  */
-static u64 ntt_root(size_t n, const struct ntt_prime *P);
-
 static void ntt_twiddles(u64 *tw, size_t N, const struct ntt_prime *P)
 {
 	u64 w = ntt_root(N, P);
@@ -127,7 +135,7 @@ static void ntt_twiddles_invert(u64 *tw, size_t N, const struct ntt_prime *P)
 		tw[j] = P->p - tw[h - j];
 		tw[h - j] = P->p - t;
 	}
-	if (h > 1 && j == h - j)
+	if (j == h - j)
 		tw[j] = P->p - tw[j];
 }
 
@@ -219,12 +227,6 @@ static void ntt_dit(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt
 	bn_resched();
 }
 
-/* the primitive n-th root of unity in Montgomery form (n | p - 1) */
-static u64 ntt_root(size_t n, const struct ntt_prime *P)
-{
-	return mont_pow(to_mont(P->g, P), (P->p - 1) / n, P);
-}
-
 /*
  * The radix-3 stage of a length 3M: thirds a0, a1, a2 become
  * (a0 + a1 + a2, (a0 + e a1 + e^2 a2) w^j, (a0 + e^2 a1 + e a2) w^2j),
@@ -242,15 +244,16 @@ static void ntt_radix3(u64 *x, size_t M, int inverse, const struct ntt_prime *P)
 	e = mont_pow(w, M, P);
 	e2 = mont_mul(e, e, P);
 	for (j = 0; j < M; j++) {
-		u64 a0 = x[j], a1 = x[j + M], a2 = x[j + 2 * M], u, w2j = mont_mul(wj, wj, P);
+		u64 a0 = x[j], a1 = x[j + M], a2 = x[j + 2 * M], u, s, w2j = mont_mul(wj, wj, P);
 
 		if (inverse) {
 			a1 = mont_mul(a1, wj, P);
 			a2 = mont_mul(a2, w2j, P);
 		}
 		u = mod_add(mont_mul(a1, e, P), mont_mul(a2, e2, P), p);
-		x[j] = mod_add(a0, mod_add(a1, a2, p), p);
-		a1 = mod_sub(mod_sub(a0, mod_add(a1, a2, p), p), u, p);
+		s = mod_add(a1, a2, p);
+		x[j] = mod_add(a0, s, p);
+		a1 = mod_sub(mod_sub(a0, s, p), u, p);
 		a0 = mod_add(a0, u, p);
 		if (!inverse) {
 			a0 = mont_mul(a0, wj, P);
@@ -274,7 +277,7 @@ static size_t ntt_pow2(size_t N)
 noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *tw, int prime)
 {
 	struct ntt_prime P;
-	size_t i;
+	size_t i, M = ntt_pow2(N);
 
 	ntt_prime_init(&P, prime);
 	for (i = 0; i < an; i++) {
@@ -285,16 +288,10 @@ noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *t
 		x[i] = v;
 	}
 	bn_zero(x + an, N - an);
-	if (ntt_pow2(N) != N) {
-		size_t M = N / 3;
-
+	if (M != N)
 		ntt_radix3(x, M, 0, &P);
-		ntt_dif(x, M, tw, 1, &P);
-		ntt_dif(x + M, M, tw, 1, &P);
-		ntt_dif(x + 2 * M, M, tw, 1, &P);
-		return;
-	}
-	ntt_dif(x, N, tw, 1, &P);
+	for (i = 0; i < N; i += M)
+		ntt_dif(x + i, M, tw, 1, &P);
 }
 
 /* x = x * y pointwise (y == x: squares), times R^-1 (undone by bn_ntt_crt) */
@@ -312,18 +309,13 @@ noinline void bn_ntt_pointwise(u64 *x, const u64 *y, size_t N, int prime)
 noinline void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime)
 {
 	struct ntt_prime P;
+	size_t i, M = ntt_pow2(N);
 
 	ntt_prime_init(&P, prime);
-	if (ntt_pow2(N) != N) {
-		size_t M = N / 3;
-
-		ntt_dit(x, M, tw, 1, &P);
-		ntt_dit(x + M, M, tw, 1, &P);
-		ntt_dit(x + 2 * M, M, tw, 1, &P);
+	for (i = 0; i < N; i += M)
+		ntt_dit(x + i, M, tw, 1, &P);
+	if (M != N)
 		ntt_radix3(x, M, 1, &P);
-		return;
-	}
-	ntt_dit(x, N, tw, 1, &P);
 }
 
 /*
@@ -352,12 +344,12 @@ noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N)
 		u64 y1 = mont_mul(x[0][i], scale[0], &P[0]);
 		u64 y2 = mont_mul(x[1][i], scale[1], &P[1]);
 		u64 y3 = mont_mul(x[2][i], scale[2], &P[2]);
-		u64 y1b = y1 >= P[1].p ? y1 - P[1].p : y1, y1c = y1 >= P[2].p ? y1 - P[2].p : y1;
 		bn_u128 t, lo, hi;
 
-		y2 = mont_mul(mod_sub(y2, y1b, P[1].p), c12, &P[1]);
-		y3 = mont_mul(mod_sub(y3, y1c, P[2].p), c13, &P[2]);
-		y3 = mont_mul(mod_sub(y3, y2 >= P[2].p ? y2 - P[2].p : y2, P[2].p), c23, &P[2]);
+		/* p1 > p2 > p3 > p1 / 2: one subtraction reduces a residue to the next prime */
+		y2 = mont_mul(mod_sub(y2, mod_once(y1, P[1].p), P[1].p), c12, &P[1]);
+		y3 = mont_mul(mod_sub(y3, mod_once(y1, P[2].p), P[2].p), c13, &P[2]);
+		y3 = mont_mul(mod_sub(y3, mod_once(y2, P[2].p), P[2].p), c23, &P[2]);
 		/* c = y1 + p1 t, t = y2 + p2 y3 < p2 p3 < 2^124 */
 		t = (bn_u128)P[1].p * y3 + y2;
 		lo = (bn_u128)P[0].p * (u64)t + y1;

@@ -510,7 +510,7 @@ const struct fib_algo fib_algos[] = {
 	{"bn-fdouble-sqr", 5000000ULL, fib_bn_fdouble_sqr,
 	 "fast doubling, 2 schoolbook squarings per bit (GMP fib2 identities)", 0},
 	{"bn-fdouble-karatsuba", 50000000ULL, fib_bn_fdouble_karatsuba,
-	 "fast doubling, 2 squarings per bit, Karatsuba/Toom-3", 0},
+	 "fast doubling, 2 squarings per bit, Karatsuba/Toom-3/NTT", 0},
 };
 
 const unsigned int fib_algo_count = sizeof(fib_algos) / sizeof(fib_algos[0]);
