@@ -50,7 +50,7 @@ LIB_SRCS := $(wildcard src/lib/*.c)
 FIBTRACE_SRCS := $(wildcard src/fibtrace/*.c src/fibtrace/compare/*.c)
 FIBTRACE_PURE := src/fibtrace/run.c src/fibtrace/aggregate.c src/fibtrace/report_text.c \
 	src/fibtrace/report_json.c src/fibtrace/report_csv.c src/fibtrace/report_counters.c \
-	src/fibtrace/tree.c
+	src/fibtrace/tree.c src/fibtrace/cachesim.c src/fibtrace/report_cachesim.c
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 

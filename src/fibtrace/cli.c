@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cachesim.h"
 #include "cli.h"
 #include "kretprobe.h"
 #include "timeline.h"
@@ -71,6 +72,8 @@ enum {
 	OPT_TRACE_OUT,
 	OPT_TRACE_READS,
 	OPT_MAX_RECORDS,
+	OPT_CACHESIM,
+	OPT_SIM_CACHE,
 };
 
 static const struct argp_option options[] = {
@@ -109,6 +112,15 @@ static const struct argp_option options[] = {
 	 1},
 	{"require-counters", OPT_REQUIRE_COUNTERS, NULL, 0,
 	 "Exit 9 when an -e event is not available", 1},
+	{"cachesim", OPT_CACHESIM, "join", OPTION_ARG_OPTIONAL,
+	 "Cache and branch events of the sweep's reads, SIMULATED by Valgrind on the user-space "
+	 "build of the same library: no root, no PMU; =join also traces the reads in the kernel "
+	 "and puts each function's time beside its events (docs/counters.md)",
+	 1},
+	{"sim-cache", OPT_SIM_CACHE, "GEOM", 0,
+	 "--cachesim's caches: I1=SIZE,ASSOC,LINE[:D1=...][:LL=...] (default I1 and D1 "
+	 "32768,8,64, LL 8388608,16,64) or host (Valgrind's choice from this CPU)",
+	 1},
 	{"duration", 'd', "SECONDS", 0, "Stop after SECONDS", 2},
 	{"interval", 'i', "SECONDS", 0, "Print a report every SECONDS (deltas)", 2},
 	{"hist", 'H', NULL, 0, "Text: every function's histogram (default: fib_read's only)", 3},
@@ -161,8 +173,8 @@ static const struct argp_option options[] = {
 	{"outliers", OPT_OUTLIERS, "tukey|keep|trim", 0,
 	 "Outlier rule per (variant, n) (default tukey)", 6},
 	{"metric", OPT_METRIC, "M", 0,
-	 "total (default), compute, format, copy, oncpu (kernel), user (read syscall) or counter "
-	 "(first -e event)",
+	 "total (default), compute, format, copy, oncpu (kernel), user (read syscall), counter "
+	 "(first -e event) or sim:EVENT (simulated, e.g. sim:Ir: --cachesim)",
 	 6},
 	{"format", OPT_FORMAT, "text|json|benchfmt", 0,
 	 "Compare output (benchfmt: Go benchmark lines)", 6},
@@ -180,7 +192,7 @@ static const struct argp_option options[] = {
  * caller asked argp not to exit (ARGP_NO_EXIT: the fuzzer) does it return,
  * and then parsing stops with EINVAL.
  */
-static error_t usage(struct argp_state *state, const char *fmt, ...)
+int ft_cli_usage(struct argp_state *state, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -214,13 +226,13 @@ static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_s
 	switch (key) {
 	case 's':
 		if (parse_u64_range(arg, &cli->range))
-			return usage(state, "bad --sweep '%s' (want A:B[:STEP], A <= B, STEP > 0)",
-				     arg);
+			return ft_cli_usage(
+				state, "bad --sweep '%s' (want A:B[:STEP], A <= B, STEP > 0)", arg);
 		cli->sweep = true;
 		break;
 	case OPT_REPEAT:
 		if (parse_u64(arg, &v) || !v || v > 1000000)
-			return usage(state, "bad --repeat '%s' (1..1000000)", arg);
+			return ft_cli_usage(state, "bad --repeat '%s' (1..1000000)", arg);
 		cli->repeat = v;
 		break;
 	case 'a':
@@ -228,7 +240,7 @@ static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case 'c':
 		if (parse_u64(arg, &v) || v >= CPU_SETSIZE)
-			return usage(state, "bad --cpu '%s'", arg);
+			return ft_cli_usage(state, "bad --cpu '%s'", arg);
 		cli->cpu = v;
 		break;
 	default:
@@ -268,10 +280,10 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 	switch (key) {
 	case 'f':
 		if (!funcs_ok(arg))
-			return usage(state,
-				     "bad --func '%s' (want func, mod:func or a glob, "
-				     "comma-separated, no empty name)",
-				     arg);
+			return ft_cli_usage(state,
+					    "bad --func '%s' (want func, mod:func or a glob, "
+					    "comma-separated, no empty name)",
+					    arg);
 		cli->funcs = arg;
 		break;
 	case OPT_NO_DISCOVER:
@@ -281,19 +293,38 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		char msg[512];
 
 		if (ft_counters_parse(&cli->counters, arg, msg, sizeof(msg)))
-			return usage(state, "bad --events: %s", msg);
+			return ft_cli_usage(state, "bad --events: %s", msg);
 		break;
 	}
 	case OPT_REQUIRE_COUNTERS:
 		cli->counters.require = true;
 		break;
+	case OPT_CACHESIM:
+		if (arg && strcmp(arg, "join"))
+			return ft_cli_usage(state,
+					    "bad --cachesim '%s' (want --cachesim or "
+					    "--cachesim=join)",
+					    arg);
+		cli->cachesim = arg ? FT_SIM_JOIN : FT_SIM_ONLY;
+		break;
+	case OPT_SIM_CACHE: {
+		struct ft_sim_cache g[3];
+		char msg[160];
+		bool host;
+
+		if (ft_sim_geometry_parse(arg, g, &host, msg, sizeof(msg)))
+			return ft_cli_usage(state, "bad --sim-cache '%s': %s", arg, msg);
+		cli->sim_cache = arg;
+		break;
+	}
 	case OPT_KPROBE:
 		cli->attach = FT_ATTACH_KPROBE;
 		break;
 	case OPT_ATTACH:
 		if (ft_plan_parse(arg, &cli->attach))
-			return usage(state,
-				     "bad --attach '%s' (want fentry, multi, kprobe or auto)", arg);
+			return ft_cli_usage(
+				state, "bad --attach '%s' (want fentry, multi, kprobe or auto)",
+				arg);
 		break;
 	case OPT_NO_COMPENSATE:
 		cli->compensate = false;
@@ -306,28 +337,29 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case OPT_TREE_N:
 		if (parse_u64(arg, &v) || v == FT_TREE_ALL_N)
-			return usage(state, "bad --tree-n '%s'", arg);
+			return ft_cli_usage(state, "bad --tree-n '%s'", arg);
 		cli->tree_n = v;
 		break;
 	case OPT_MAXACTIVE:
 		if (parse_u64(arg, &v) || !v || v > FT_MAXACTIVE_MAX)
-			return usage(state, "bad --maxactive '%s' (1..%d)", arg, FT_MAXACTIVE_MAX);
+			return ft_cli_usage(state, "bad --maxactive '%s' (1..%d)", arg,
+					    FT_MAXACTIVE_MAX);
 		cli->maxactive = v;
 		break;
 	case 'p':
 		if (parse_u64(arg, &v) || !v || v > INT32_MAX)
-			return usage(state, "bad --pid '%s'", arg);
+			return ft_cli_usage(state, "bad --pid '%s'", arg);
 		cli->pid = v;
 		break;
 	case 'd':
 		if (parse_seconds(arg, &cli->duration))
-			return usage(state, "bad --duration '%s' (seconds, 0 < s <= %d)", arg,
-				     FT_SECONDS_MAX);
+			return ft_cli_usage(state, "bad --duration '%s' (seconds, 0 < s <= %d)",
+					    arg, FT_SECONDS_MAX);
 		break;
 	case 'i':
 		if (parse_seconds(arg, &cli->interval))
-			return usage(state, "bad --interval '%s' (seconds, 0 < s <= %d)", arg,
-				     FT_SECONDS_MAX);
+			return ft_cli_usage(state, "bad --interval '%s' (seconds, 0 < s <= %d)",
+					    arg, FT_SECONDS_MAX);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -352,24 +384,26 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_HIST_BITS:
 		if (parse_u64(arg, &v) || v > FT_HIST_MAX_BITS)
-			return usage(state, "bad --hist-bits '%s' (0..%d)", arg, FT_HIST_MAX_BITS);
+			return ft_cli_usage(state, "bad --hist-bits '%s' (0..%d)", arg,
+					    FT_HIST_MAX_BITS);
 		cli->hist_cfg.bits = v;
 		break;
 	case OPT_LINEAR: {
 		struct u64_range r;
 
 		if (parse_u64_range(arg, &r) || r.first == r.last)
-			return usage(state,
-				     "bad --linear '%s' (want MIN:MAX:STEP in ns, MIN < MAX)", arg);
+			return ft_cli_usage(
+				state, "bad --linear '%s' (want MIN:MAX:STEP in ns, MIN < MAX)",
+				arg);
 		cli->hist_cfg.linear = true;
 		cli->hist_cfg.lin_min = r.first;
 		cli->hist_cfg.lin_max = r.last;
 		cli->hist_cfg.lin_step = r.step;
 		cli->hist_cfg.lin_buckets = (r.last - r.first + r.step - 1) / r.step;
 		if (cli->hist_cfg.lin_buckets + 2 > FT_HIST_SLOTS)
-			return usage(state, "--linear '%s' needs %llu buckets; at most %d", arg,
-				     (unsigned long long)cli->hist_cfg.lin_buckets,
-				     FT_HIST_SLOTS - 2);
+			return ft_cli_usage(state, "--linear '%s' needs %llu buckets; at most %d",
+					    arg, (unsigned long long)cli->hist_cfg.lin_buckets,
+					    FT_HIST_SLOTS - 2);
 		break;
 	}
 	case 'j':
@@ -398,8 +432,8 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_TRACE_READS:
 		if (parse_u64(arg, &v) || !v || v > FT_TRACE_READS_MAX)
-			return usage(state, "bad --trace-reads '%s' (1..%d)", arg,
-				     FT_TRACE_READS_MAX);
+			return ft_cli_usage(state, "bad --trace-reads '%s' (1..%d)", arg,
+					    FT_TRACE_READS_MAX);
 		cli->trace_reads = v;
 		break;
 	default:
@@ -423,15 +457,15 @@ static error_t parse_misc(struct ft_cli *cli, int key, char *arg, struct argp_st
 	case OPT_RINGBUF_SIZE:
 		if (parse_u64(arg, &v) || v < (uint64_t)getpagesize() || v > (1u << 30) ||
 		    (v & (v - 1)))
-			return usage(state,
-				     "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)", arg,
-				     getpagesize(), 1u << 30);
+			return ft_cli_usage(
+				state, "bad --ringbuf-size '%s' (a power of two, %d..%u bytes)",
+				arg, getpagesize(), 1u << 30);
 		cli->ringbuf_bytes = v;
 		break;
 	case OPT_MAX_RECORDS:
 		if (parse_u64(arg, &v) || !v || v > FT_MAX_RECORDS_MAX)
-			return usage(state, "bad --max-records '%s' (1..%u)", arg,
-				     FT_MAX_RECORDS_MAX);
+			return ft_cli_usage(state, "bad --max-records '%s' (1..%u)", arg,
+					    FT_MAX_RECORDS_MAX);
 		cli->max_records = v;
 		break;
 	case 'v':
@@ -462,11 +496,21 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 		const struct argp_option *o;
 		const char *want;
 
+		if (key == OPT_METRIC && arg && !strncmp(arg, "sim:", 4)) {
+			cli->sim_metric = ft_sim_event_find(arg + 4);
+			if (cli->sim_metric < 0)
+				return ft_cli_usage(state,
+						    "bad --metric '%s' (sim: one of Ir Dr Dw "
+						    "I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi "
+						    "Bim)",
+						    arg);
+			break;
+		}
 		for (o = options; o->name && o->key != key; o++)
 			;
 		want = ft_cmp_set(&cli->cmp, o->name, arg ? arg : "");
 		if (want)
-			return usage(state, "bad --%s '%s' (want %s)", o->name, arg, want);
+			return ft_cli_usage(state, "bad --%s '%s' (want %s)", o->name, arg, want);
 		if (cli->cmp.metric == FT_METRIC_ONCPU)
 			cli->off_cpu = true; /* on-CPU time needs the off-CPU time */
 		break;
@@ -474,90 +518,6 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
-	return 0;
-}
-
-/* --compare builds A.ko B.ko: the files after the options are the builds. */
-static error_t check_builds(struct ft_cli *cli, struct argp_state *state)
-{
-	if (cli->cmp.labels && cli->cmp.kind != FT_CMP_BUILDS)
-		return usage(state, "--labels needs --compare builds");
-	if (cli->cmp.kind != FT_CMP_BUILDS)
-		return 0;
-	if (cli->ncmd < 2)
-		return usage(state, "--compare builds needs two or more module files: "
-				    "--compare builds A.ko B.ko");
-	if (cli->ncmd > FT_CMP_MAX_VARIANTS)
-		return usage(state, "--compare builds: at most %d builds", FT_CMP_MAX_VARIANTS);
-	if (cli->load || strcmp(cli->device, FIBDRV_DEVICE_PATH))
-		return usage(state,
-			     "--compare builds loads each build itself and finds its device: "
-			     "no --load or --device");
-	cli->kos = cli->cmd;
-	cli->nko = cli->ncmd;
-	cli->cmd = NULL;
-	cli->ncmd = 0;
-	return 0;
-}
-
-/* How the options combine, once all are read. */
-static error_t check_options(struct ft_cli *cli, struct argp_state *state)
-{
-	error_t err;
-
-	if (cli->cmp.output_set && cli->cmp.output == FT_CMP_JSON)
-		cli->json = true;
-	if ((cli->cmp.baseline || cli->cmp.strict || cli->cmp.fail_pct >= 0 ||
-	     cli->cmp.output == FT_CMP_BENCHFMT || cli->cmp.outliers || cli->cmp.metric ||
-	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS || cli->cmp.save_json ||
-	     cli->cmp.save_benchfmt || cli->cmp.attribute) &&
-	    !cli->cmp.kind)
-		return usage(state,
-			     "--baseline, --outliers, --metric, --rows, --strict, "
-			     "--fail-on-regression, --save-json, --save-benchfmt, --attribute "
-			     "and --format benchfmt need --compare");
-	err = check_builds(cli, state);
-	if (err)
-		return err;
-	if (cli->cmp.kind) {
-		if (!cli->sweep)
-			return usage(state, "--compare needs --sweep A:B[:STEP]");
-		if (cli->csv || cli->interval || cli->duration || cli->pid)
-			return usage(state, "--compare does not combine with --csv, -i, -d or -p");
-		if (cli->json && cli->cmp.output == FT_CMP_BENCHFMT)
-			return usage(state, "--json and --format benchfmt are exclusive");
-		if (cli->json)
-			cli->cmp.output = FT_CMP_JSON;
-		cli->cmp.plot = cli->plot;
-		/* The read path (and -f) is all it needs, unless asked which functions changed. */
-		if (!cli->cmp.attribute)
-			cli->discover = false;
-	}
-	if (cli->json && cli->csv)
-		return usage(state, "--json and --csv are exclusive");
-	if (cli->sweep && cli->ncmd)
-		return usage(state, "--sweep and a command are exclusive");
-	if ((cli->algo_list || cli->cpu >= 0 || cli->repeat > 1) && !cli->sweep)
-		return usage(state, "--algo, --cpu and --repeat need --sweep");
-	if (cli->interval && (cli->sweep || cli->plot))
-		return usage(state, "--interval does not combine with --sweep or --plot");
-	if ((cli->tree_full || cli->folded || cli->flamegraph || cli->tree_n != FT_TREE_ALL_N) &&
-	    (!cli->tree || cli->interval || cli->cmp.kind))
-		return usage(state,
-			     "--tree, --tree-n, --folded and --flamegraph need the call tree "
-			     "(not --no-tree) and do not combine with -i or --compare");
-	if (cli->trace_reads && !cli->trace_out)
-		return usage(state, "--trace-reads needs --trace-out");
-	if (cli->trace_out && (cli->interval || cli->cmp.kind))
-		return usage(state, "--trace-out does not combine with -i or --compare");
-	if (!cli->trace_reads)
-		cli->trace_reads = FT_TRACE_READS_DEFAULT;
-	if (cli->counters.require && !cli->counters.nreq)
-		return usage(state, "--require-counters needs -e");
-	/* fibtrace's own reads come from one task; other modes trace any number (kretprobe.h). */
-	if (!cli->maxactive)
-		cli->maxactive = cli->sweep || cli->cmp.kind ? FT_MAXACTIVE_OWN_READS
-							     : FT_MAXACTIVE_ANY_READER;
 	return 0;
 }
 
@@ -586,7 +546,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		cli->ncmd = state->argc - state->next;
 		return 0;
 	case ARGP_KEY_END:
-		return check_options(cli, state);
+		return ft_cli_check(cli, state);
 	}
 	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
 		error_t err = groups[g](cli, key, arg, state);
@@ -613,6 +573,7 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_fl
 	cli->cpu = -1;
 	cli->max_records = FT_MAX_RECORDS_DEFAULT;
 	cli->device = FIBDRV_DEVICE_PATH;
+	cli->sim_metric = -1;
 	argp_err_exit_status = FT_EXIT_USAGE;
 	return argp_parse(&argp, argc, argv, argp_flags, NULL, cli) ? -FT_EXIT_USAGE : 0;
 }

@@ -40,7 +40,12 @@ struct ft_cli {
 	int nko;
 	struct ft_cmp_opts cmp;
 	struct ft_counters counters; /* -e, --require-counters */
+	int cachesim;		     /* --cachesim[=join]: FT_SIM_OFF, _ONLY, _JOIN */
+	const char *sim_cache;	     /* --sim-cache */
+	int sim_metric;		     /* --metric sim:EVENT: enum ft_sim_event; -1 */
 };
+
+enum { FT_SIM_OFF, FT_SIM_ONLY, FT_SIM_JOIN };
 
 /* The output format the flags chose (--json, --csv, or text). */
 static inline enum ft_output ft_cli_output(const struct ft_cli *cli)
@@ -61,5 +66,11 @@ static inline enum ft_output ft_cli_output(const struct ft_cli *cli)
  * (tests/fuzz/fuzz_cli.c).
  */
 int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_flags);
+
+/* cli.c and cli_check.c between them: a usage error (argp's), and the combination checks. */
+struct argp_state;
+int ft_cli_usage(struct argp_state *state, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int ft_cli_check(struct ft_cli *cli, struct argp_state *state);
 
 #endif

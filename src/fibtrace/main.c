@@ -7,6 +7,7 @@
  *   fibtrace [-d SECONDS] [-i SECONDS]        trace until Ctrl-C
  *   fibtrace --compare algos --sweep A:B      compare variants (compare/)
  *   fibtrace --compare builds A.ko B.ko ...   compare builds of fibdrv (builds.c)
+ *   fibtrace --cachesim --sweep A:B           simulated cache/branch events (cachesim.c)
  *
  * main() reads top to bottom: parse, check, discover, prepare the run, open
  * load and attach the tracer, run one mode, report, clean up. See
@@ -31,6 +32,7 @@
 #include <bpf/libbpf.h>
 
 #include "builds.h"
+#include "cachesim.h"
 #include "calibrate.h"
 #include "cli.h"
 #include "fibdev.h"
@@ -220,6 +222,87 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 	return run->timeline ? ft_timeline_choose(run->timeline, run, sc->nalgo) : 0;
 }
 
+/* The report on stdout reached it (a full disk, a closed pipe): 0, or exit 1 and why. */
+static int flushed(void)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return FT_EXIT_OK;
+	fprintf(stderr, "fibtrace: writing the report failed: %s\n", strerror(errno));
+	return FT_EXIT_ERROR;
+}
+
+/* ---------- --cachesim: the same reads simulated in user space ---------- */
+
+/* The sweep's reads under callgrind (cachesim.c); @algos NULL: the library's default. */
+static int simulate(const struct ft_cli *cli, const char *algos, struct ft_sim *sim)
+{
+	struct ft_sim_opts o = {
+		.geometry = cli->sim_cache,
+		.algos = algos,
+		.rounds = cli->repeat,
+		.verbose = cli->verbose,
+	};
+	uint64_t count = u64_range_count(&cli->range), v = cli->range.first;
+	__u64 *n;
+	int err;
+
+	if (count > FT_SIM_MAX_N) {
+		fprintf(stderr,
+			"fibtrace: --cachesim simulates at most %d distinct n; --sweep holds "
+			"%" PRIu64 " (a larger STEP)\n",
+			FT_SIM_MAX_N, count);
+		return -FT_EXIT_USAGE;
+	}
+	n = malloc(count * sizeof(*n));
+	if (!n)
+		return -FT_EXIT_ERROR;
+	for (o.nn = 0; o.nn < count; o.nn++, v += cli->range.step)
+		n[o.nn] = v;
+	o.n = n;
+	err = ft_sim_run(sim, &o);
+	free(n);
+	return err;
+}
+
+/* --cachesim alone, or --compare algos --metric sim:EVENT: no kernel, no root. */
+static int simulate_only(const struct ft_cli *cli)
+{
+	struct ft_sim sim = {};
+	int err = simulate(cli, cli->algo_list, &sim);
+
+	if (!err && cli->sim_metric >= 0)
+		err = ft_sim_compare_report(stdout, &sim, cli->sim_metric, cli->cmp.baseline,
+					    ft_cli_output(cli));
+	else if (!err)
+		ft_sim_report(stdout, &sim, ft_cli_output(cli), cli->all);
+	if (!err)
+		err = flushed();
+	if (!err && cli->plot && ft_sim_plot(&sim, cli->plot))
+		err = FT_EXIT_ERROR;
+	ft_sim_free(&sim);
+	return err < 0 ? -err : err;
+}
+
+/* --cachesim=join: the traced sweep's algorithms (or the device's default) simulated. */
+static int simulate_join(const struct ft_cli *cli, struct ft_run *run, struct ft_sim *sim)
+{
+	char name[FIBDRV_ALGO_NAME_MAX];
+	int fd, err;
+
+	if (!cli->algo_list) {
+		fd = fibdev_open(cli->device, NULL, -1, "fibtrace");
+		err = fd < 0 || fibdev_get_algo(fd, name, sizeof(name));
+		if (fd >= 0)
+			close(fd);
+		if (err)
+			return -FT_EXIT_ERROR;
+	}
+	err = simulate(cli, cli->algo_list ? cli->algo_list : name, sim);
+	if (!err)
+		run->sim = sim;
+	return err;
+}
+
 /* ---------- one run ---------- */
 
 static const char *mode_name(const struct ft_cli *cli)
@@ -239,15 +322,6 @@ static void print_slots(const struct ft_targets *tg)
 		fprintf(stderr, "fibtrace: slot %3d %-6s %s%s%s\n", tg->t[i].slot,
 			tg->t[i].unavailable ? "none" : ft_mode_name(tg->t[i].mode),
 			tg->t[i].module, tg->t[i].module[0] ? ":" : "", tg->t[i].name);
-}
-
-/* The report on stdout reached it (a full disk, a closed pipe): 0, or exit 1 and why. */
-static int flushed(void)
-{
-	if (!fflush(stdout) && !ferror(stdout))
-		return FT_EXIT_OK;
-	fprintf(stderr, "fibtrace: writing the report failed: %s\n", strerror(errno));
-	return FT_EXIT_ERROR;
 }
 
 static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compare *cmp)
@@ -434,6 +508,7 @@ int main(int argc, char **argv)
 	static struct sweep_ctx sc;
 	static struct ft_builds builds = {.b[0].calib.fd = -1};
 	static struct ft_timeline timeline;
+	static struct ft_sim sim;
 	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
 	struct ft_compare *cmp = NULL;
 	struct ft_watch watch = {};
@@ -444,6 +519,8 @@ int main(int argc, char **argv)
 	/* Parse the command line; describe the run. */
 	if (ft_cli_parse(&cli, argc, argv, 0))
 		return FT_EXIT_USAGE;
+	if (cli.cachesim == FT_SIM_ONLY) /* simulated in user space: nothing is traced */
+		return simulate_only(&cli);
 	verbose = cli.verbose;
 	libbpf_set_print(libbpf_print_fn);
 	/*
@@ -506,6 +583,10 @@ int main(int argc, char **argv)
 	} else {
 		ft_builds_collect(&builds);
 		detach_tracers(&builds);
+		if (cli.cachesim == FT_SIM_JOIN && (err = simulate_join(&cli, &run, &sim))) {
+			ret = -err;
+			goto cleanup;
+		}
 		if ((err = report(&cli, &run, cmp)) && ret == FT_EXIT_OK)
 			ret = err;
 	}
@@ -519,5 +600,6 @@ cleanup:
 	free(run.rec_self);
 	free(run.tree);
 	ft_timeline_free(run.timeline);
+	ft_sim_free(&sim);
 	return ret;
 }

@@ -4,13 +4,15 @@
  * table, fib_read median latency versus n, one line per algorithm (log y),
  * and the stacked breakdown compute / format / copy / rest (medians) of the
  * first algorithm; from the copy rows, the copy to user space's throughput
- * versus its size (fibdrv_copy, MB/s = bytes / average ns * 1000). The data
- * and the script go to a temporary directory.
+ * versus its size (fibdrv_copy, MB/s = bytes / average ns * 1000). With
+ * --cachesim, the simulated Ir, D1mr and Bcm per read versus n instead. The
+ * data and the script go to a temporary directory.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "aggregate.h"
+#include "cachesim.h"
 #include "gnuplot.h"
 #include "report.h"
 
@@ -118,5 +120,49 @@ int ft_plot(struct ft_run *run, const char *path)
 		fclose(f);
 	write_script(gnuplot_script(&j), run, gnuplot_path(&j, 0),
 		     ncopies ? gnuplot_path(&j, 1) : NULL, blocks, nblocks);
+	return gnuplot_run(&j);
+}
+
+/* --cachesim --plot: */
+/* Events per read versus n, one line per algorithm: Ir, and the misses beside. */
+int ft_sim_plot(const struct ft_sim *sim, const char *path)
+{
+	static const int ev[] = {FT_SIM_IR, FT_SIM_D1MR, FT_SIM_BCM};
+	struct gnuplot_job j;
+	unsigned int a, k, p;
+	FILE *d, *s;
+
+	if (gnuplot_begin(&j, path))
+		return -1;
+	d = gnuplot_open(&j, "sim.dat");
+	if (!d) {
+		gnuplot_abort(&j);
+		return -1;
+	}
+	for (a = 0; a < sim->nalgo; a++) {
+		for (k = 0; k < sim->nn; k++) {
+			const struct ft_sim_cell *c = &sim->cell[a * sim->nn + k];
+
+			fprintf(d, "%" PRIu64 " %.1f %.1f %.1f\n", (uint64_t)sim->n[k],
+				c->lib[FT_SIM_IR], c->lib[FT_SIM_D1MR], c->lib[FT_SIM_BCM]);
+		}
+		fprintf(d, "\n\n");
+	}
+	fclose(d);
+	s = gnuplot_script(&j);
+	fprintf(s, "set multiplot layout 3,1\nset xlabel 'n'\nset logscale y\nset grid\n"
+		   "set key left top\n");
+	for (p = 0; p < 3; p++) {
+		fprintf(s,
+			"set title '%s per read versus n (simulated, %s)'\nset ylabel '%s'\nplot ",
+			ft_sim_event_name[ev[p]], sim->tool, ft_sim_event_name[ev[p]]);
+		for (a = 0; a < sim->nalgo; a++)
+			fprintf(s,
+				"%s'%s' index %u using 1:($%u > 0 ? $%u : 1/0) with linespoints "
+				"pt 7 ps 0.4 title '%s'",
+				a ? ", " : "", gnuplot_path(&j, 0), a, p + 2, p + 2, sim->algo[a]);
+		fprintf(s, "\n");
+	}
+	fprintf(s, "unset multiplot\n");
 	return gnuplot_run(&j);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "aggregate.h"
+#include "cachesim.h"
 #include "fmt.h"
 #include "report.h"
 #include "tree.h"
@@ -126,6 +127,10 @@ static void json_meta(FILE *f, const struct ft_run *run)
 	}
 	fprintf(f, "]");
 	ft_counters_json_meta(f, run);
+	if (run->sim) {
+		fprintf(f, ",\n    ");
+		ft_sim_json_meta(f, run->sim);
+	}
 	fprintf(f, "\n  }");
 }
 
@@ -200,6 +205,7 @@ static void json_function(FILE *f, const struct ft_run *run, const struct ft_tar
 	if (run->overhead.on)
 		json_func_comp(f, run, s);
 	ft_counters_json_func(f, run, t);
+	ft_sim_json_func(f, run->sim, t->name);
 	fputc('}', f);
 }
 
@@ -269,6 +275,7 @@ static void json_pern(FILE *f, struct ft_run *run)
 				(uint64_t)r->off_ns, (uint64_t)r->switched,
 				(uint64_t)r->oncpu_median);
 		ft_counters_json_pern(f, run, r->algo, r->n);
+		ft_sim_json_pern(f, run->sim, ft_algo_name(run, r->algo), r->n);
 		fputc('}', f);
 	}
 	free(rows);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "cachesim.h"
 #include "fmt.h"
 #include "report.h"
 #include "tree.h"
@@ -445,4 +446,6 @@ void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists)
 	text_off_cpu(f, run);
 	if (run->read_errors)
 		fprintf(f, "read errors: %" PRIu64 "\n", (uint64_t)run->read_errors);
+	if (run->sim)
+		ft_sim_text_join(f, run);
 }

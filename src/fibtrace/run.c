@@ -28,6 +28,7 @@ static const struct {
 	{FT_EXIT_CHILD, "the traced command failed"},
 	{FT_EXIT_REGRESSION, "--fail-on-regression found a regression"},
 	{FT_EXIT_NO_COUNTERS, "--require-counters but an event is not available"},
+	{FT_EXIT_NO_TOOL, "a program the option runs is missing (--cachesim: valgrind)"},
 };
 
 char *ft_exit_help(void)

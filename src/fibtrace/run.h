@@ -28,6 +28,7 @@ enum ft_exit {
 	FT_EXIT_CHILD = 7,	  /* the traced command failed */
 	FT_EXIT_REGRESSION = 8,	  /* --fail-on-regression found a regression */
 	FT_EXIT_NO_COUNTERS = 9,  /* --require-counters and an event unavailable */
+	FT_EXIT_NO_TOOL = 10,	  /* a program an option runs is missing (valgrind: --cachesim) */
 };
 
 /* How a function is traced (plan.c): fentry/fexit, a kprobe pair, or in the kprobe.multi links. */
@@ -156,6 +157,8 @@ struct ft_startup {
 };
 
 /* Everything a report needs. */
+struct ft_sim; /* cachesim.h */
+
 struct ft_run {
 	struct ft_targets *targets;
 	struct ft_hist_cfg hist;
@@ -193,6 +196,7 @@ struct ft_run {
 	unsigned int maxactive; /* kretprobe instances per function (--maxactive) */
 	unsigned int filter_pid;
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
+	const struct ft_sim *sim;     /* --cachesim=join: the same reads simulated; NULL without */
 	struct ft_overhead overhead;
 	/* The call tree (tree.c): nodes, the hottest root, what it kept. */
 	struct ft_tnode *tree;

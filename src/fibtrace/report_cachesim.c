@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --cachesim's reports: the simulated events per read and per function
+ * (text like cg_annotate's, hottest first; JSON; CSV; the plot of events per
+ * read versus n), the join beside a kernel trace of the same reads, and
+ * --compare algos --metric sim:EVENT. Every figure here is simulated and
+ * says so. docs/counters.md explains the fields.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "cachesim.h"
+#include "fmt.h"
+#include "report.h"
+
+/* A count in four significant digits: 987, 12.35k, 4.568M. */
+static const char *count(char *buf, size_t len, double v)
+{
+	static const char *const unit[] = {"", "k", "M", "G", "T"};
+	int u = 0;
+
+	while (fabs(v) >= 9999.5 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.4g%s", v, unit[u]);
+	return buf;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+/* Derived rates: branch mispredictions over branches, L1 data misses over accesses. */
+static double branch_miss_pct(const double *e)
+{
+	return pct(e[FT_SIM_BCM] + e[FT_SIM_BIM], e[FT_SIM_BC] + e[FT_SIM_BI]);
+}
+
+static double d1_miss_pct(const double *e)
+{
+	return pct(e[FT_SIM_D1MR] + e[FT_SIM_D1MW], e[FT_SIM_DR] + e[FT_SIM_DW]);
+}
+
+static void to_double(double *d, const __u64 *v)
+{
+	for (int e = 0; e < FT_SIM_NEV; e++)
+		d[e] = v[e];
+}
+
+/* ---------- text ---------- */
+
+static void text_header(FILE *f, const struct ft_sim *sim)
+{
+	static const char *const lvl[3] = {"I1", "D1", "LL"};
+	double run = sim->total[FT_SIM_IR];
+	char b[32];
+	int i, e;
+
+	fprintf(f,
+		"cachesim: SIMULATED events (%s, cache and branch simulators) of the user-space "
+		"build of fibdrv's library, the sources of fibdrv.ko; not measured on this CPU\n",
+		sim->tool);
+	fprintf(f, "simulated caches (%s):",
+		sim->host_geometry ? "Valgrind's choice from this "
+				     "CPU, --sim-cache host"
+				   : "--sim-cache");
+	for (i = 0; i < 3; i++)
+		fprintf(f, "%s %s %s", i ? ";" : "", lvl[i], sim->cache[i]);
+	fprintf(f, "\nbranch predictor: Valgrind's (2-bit counters for conditional branches, a "
+		   "table for indirect ones), not this CPU's\n");
+	fprintf(f,
+		"reads: %u algorithm%s x %u n x %u round%s = %u; simulated in %.2f s, natively "
+		"%.3f s (%.0fx)\n",
+		sim->nalgo, sim->nalgo > 1 ? "s" : "", sim->nn, sim->rounds,
+		sim->rounds > 1 ? "s" : "", sim->reads, sim->sim_s, sim->native_s,
+		sim->native_s > 0 ? sim->sim_s / sim->native_s : 0);
+	fprintf(f,
+		"Ir of the reads: the library's functions %.2f%%, outside them %.2f%% (the "
+		"harness, "
+		"malloc, memcpy); not in the reads: %s Ir of start-up, the warm-up round and "
+		"exit\n",
+		pct(sim->reads_lib[FT_SIM_IR],
+		    sim->reads_lib[FT_SIM_IR] + sim->reads_out[FT_SIM_IR]),
+		pct(sim->reads_out[FT_SIM_IR],
+		    sim->reads_lib[FT_SIM_IR] + sim->reads_out[FT_SIM_IR]),
+		count(b, sizeof(b), run - sim->reads_lib[FT_SIM_IR] - sim->reads_out[FT_SIM_IR]));
+	if (sim->rounds < 2) {
+		fprintf(f, "deterministic: unchecked, one round per read (--repeat 2 or more "
+			   "compares the rounds)\n");
+		return;
+	}
+	fprintf(f, "deterministic:");
+	for (e = 0; e < FT_SIM_NEV; e++)
+		fprintf(f, " %s%s", ft_sim_event_name[e], ft_sim_exact(sim, e) ? "" : "~");
+	fprintf(f,
+		"  (every read identical in all %u rounds, but ~: varies across rounds, as the "
+		"cache state a read starts from differs: medians shown, min and max in JSON)\n",
+		sim->rounds);
+}
+
+static void text_cells(FILE *f, const struct ft_sim *sim)
+{
+	static const int col[] = {FT_SIM_IR,   FT_SIM_DR,   FT_SIM_DW,	 FT_SIM_D1MR,
+				  FT_SIM_D1MW, FT_SIM_DLMR, FT_SIM_DLMW, FT_SIM_BC,
+				  FT_SIM_BCM,  FT_SIM_BI,   FT_SIM_BIM};
+	unsigned int a, j, c;
+	char b[32];
+
+	fprintf(f, "\nper read: the library's events (median over the rounds)\n%-22s %10s", "algo",
+		"n");
+	for (c = 0; c < sizeof(col) / sizeof(col[0]); c++)
+		fprintf(f, " %8s", ft_sim_event_name[col[c]]);
+	fprintf(f, " %8s %8s %10s\n", "br-miss%", "D1-miss%", "outside Ir");
+	for (a = 0; a < sim->nalgo; a++)
+		for (j = 0; j < sim->nn; j++) {
+			const struct ft_sim_cell *x = &sim->cell[a * sim->nn + j];
+
+			fprintf(f, "%-22s %10" PRIu64, sim->algo[a], (uint64_t)sim->n[j]);
+			for (c = 0; c < sizeof(col) / sizeof(col[0]); c++)
+				fprintf(f, " %7s%s", count(b, sizeof(b), x->lib[col[c]]),
+					x->lo[col[c]] == x->hi[col[c]] ? " " : "~");
+			fprintf(f, " %8.2f %8.2f %10s\n", branch_miss_pct(x->lib),
+				d1_miss_pct(x->lib), count(b, sizeof(b), x->out[FT_SIM_IR]));
+		}
+}
+
+static const struct ft_sim *sort_sim;
+static unsigned int sort_algo;
+
+/* Hottest first: the algorithm's Ir (sort_algo == nalgo: over every algorithm). */
+static double func_ir(const struct ft_sim_func *fn)
+{
+	double s = 0;
+
+	for (unsigned int a = 0; a < sort_sim->nalgo; a++)
+		if (sort_algo == sort_sim->nalgo || a == sort_algo)
+			s += fn->ev[a * FT_SIM_NEV + FT_SIM_IR];
+	return s;
+}
+
+static int by_ir(const void *x, const void *y)
+{
+	const struct ft_sim_func *a = *(const struct ft_sim_func *const *)x;
+	const struct ft_sim_func *b = *(const struct ft_sim_func *const *)y;
+	double d = func_ir(b) - func_ir(a);
+
+	return d > 0 ? 1 : d < 0 ? -1 : strcmp(a->name, b->name);
+}
+
+/* The functions sorted hottest first for algorithm @a (nalgo: all); caller frees. */
+static const struct ft_sim_func **sorted(const struct ft_sim *sim, unsigned int a)
+{
+	const struct ft_sim_func **v = malloc((sim->nfn + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	memcpy(v, sim->fn, sim->nfn * sizeof(*v));
+	sort_sim = sim;
+	sort_algo = a;
+	qsort(v, sim->nfn, sizeof(*v), by_ir);
+	return v;
+}
+
+static void text_funcs(FILE *f, const struct ft_sim *sim, unsigned int a, bool all)
+{
+	const struct ft_sim_func **v = sorted(sim, a);
+	double reads = (double)sim->nn * sim->rounds, lib = 0;
+	unsigned int i, e, shown = 0, more = 0;
+	char b[32];
+
+	if (!v)
+		return;
+	for (i = 0; i < sim->nfn; i++)
+		lib += v[i]->library ? v[i]->ev[a * FT_SIM_NEV] : 0;
+	fprintf(f,
+		"\n%s: the library's functions, self events per read (%.0f reads), hottest "
+		"first\n%8s %6s",
+		sim->algo[a], reads, "Ir", "%Ir");
+	for (e = 1; e < FT_SIM_NEV; e++)
+		fprintf(f, " %7s", ft_sim_event_name[e]);
+	fprintf(f, " %8s  %s\n", "calls", "function");
+	for (i = 0; i < sim->nfn; i++) {
+		const __u64 *ev = &v[i]->ev[a * FT_SIM_NEV];
+
+		if (!v[i]->library || !v[i]->calls[a])
+			continue;
+		if (!all && (shown >= 15 || pct(ev[FT_SIM_IR], lib) < 0.1)) {
+			more++;
+			continue;
+		}
+		fprintf(f, "%8s %5.1f%%", count(b, sizeof(b), ev[FT_SIM_IR] / reads),
+			pct(ev[FT_SIM_IR], lib));
+		for (e = 1; e < FT_SIM_NEV; e++)
+			fprintf(f, " %7s", count(b, sizeof(b), ev[e] / reads));
+		fprintf(f, " %8s  %s\n", count(b, sizeof(b), v[i]->calls[a] / reads), v[i]->name);
+		shown++;
+	}
+	if (more)
+		fprintf(f, "  (%u more below 0.1%% or past 15: --all)\n", more);
+	fprintf(f, "  outside the library, Ir per read:");
+	for (i = shown = 0; i < sim->nfn && shown < 6; i++)
+		if (!v[i]->library && v[i]->ev[a * FT_SIM_NEV]) {
+			fprintf(f, " %s %s", v[i]->name,
+				count(b, sizeof(b), v[i]->ev[a * FT_SIM_NEV] / reads));
+			shown++;
+		}
+	fputc('\n', f);
+	free(v);
+}
+
+static void text_report(FILE *f, const struct ft_sim *sim, bool all)
+{
+	text_header(f, sim);
+	text_cells(f, sim);
+	for (unsigned int a = 0; a < sim->nalgo; a++)
+		text_funcs(f, sim, a, all);
+}
+
+/* ---------- JSON, CSV ---------- */
+
+static void json_events(FILE *f, const char *key, const double *ev)
+{
+	fprintf(f, "\"%s\": {", key);
+	for (int e = 0; e < FT_SIM_NEV; e++) {
+		fprintf(f, "%s\"%s\": ", e ? ", " : "", ft_sim_event_name[e]);
+		json_num(f, ev[e]);
+	}
+	fputc('}', f);
+}
+
+void ft_sim_json_meta(FILE *f, const struct ft_sim *sim)
+{
+	static const char *const lvl[3] = {"I1", "D1", "LL"};
+	double d[FT_SIM_NEV];
+	int i;
+
+	fprintf(f, "\"cachesim\": {\"simulated\": true, \"tool\": ");
+	json_str(f, sim->tool);
+	fprintf(f, ", \"geometry\": \"%s\", \"caches\": {", sim->host_geometry ? "host" : "set");
+	for (i = 0; i < 3; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", lvl[i]);
+		json_str(f, sim->cache[i]);
+	}
+	fprintf(f, "}, \"rounds\": %u, \"reads\": %u, \"seconds\": %.3f, \"native_seconds\": %.4f",
+		sim->rounds, sim->reads, sim->sim_s, sim->native_s);
+	fprintf(f, ", \"exact\": {");
+	for (i = 0; i < FT_SIM_NEV; i++)
+		fprintf(f, "%s\"%s\": %s", i ? ", " : "", ft_sim_event_name[i],
+			ft_sim_exact(sim, i) ? "true" : "false");
+	fprintf(f, "},\n    ");
+	to_double(d, sim->total);
+	json_events(f, "run", d);
+	fprintf(f, ",\n    ");
+	to_double(d, sim->reads_lib);
+	json_events(f, "library", d);
+	fprintf(f, ",\n    ");
+	to_double(d, sim->reads_out);
+	json_events(f, "outside", d);
+	fputc('}', f);
+}
+
+/* "cachesim": {"calls": N, "Ir": ...}: the function's events over every read, or nothing. */
+void ft_sim_json_func(FILE *f, const struct ft_sim *sim, const char *name)
+{
+	const struct ft_sim_func *fn = sim ? ft_sim_func_find(sim, name) : NULL;
+	double calls = 0;
+
+	if (!fn)
+		return;
+	for (unsigned int a = 0; a < sim->nalgo; a++)
+		calls += fn->calls[a];
+	fprintf(f, ", \"cachesim\": {\"calls\": %.0f", calls);
+	for (int e = 0; e < FT_SIM_NEV; e++) {
+		double s = 0;
+
+		for (unsigned int a = 0; a < sim->nalgo; a++)
+			s += fn->ev[a * FT_SIM_NEV + e];
+		fprintf(f, ", \"%s\": %.0f", ft_sim_event_name[e], s);
+	}
+	fputc('}', f);
+}
+
+/* "cachesim": {the library's events per read}, "cachesim_outside": {...}, or nothing. */
+void ft_sim_json_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n)
+{
+	int a = sim ? ft_sim_algo_index(sim, algo) : -1;
+	const struct ft_sim_cell *c = a >= 0 ? ft_sim_cell_find(sim, a, n) : NULL;
+	double lo[FT_SIM_NEV], hi[FT_SIM_NEV];
+
+	if (!c)
+		return;
+	fprintf(f, ",\n     ");
+	json_events(f, "cachesim", c->lib);
+	fprintf(f, ",\n     ");
+	json_events(f, "cachesim_outside", c->out);
+	to_double(lo, c->lo);
+	to_double(hi, c->hi);
+	fprintf(f, ",\n     ");
+	json_events(f, "cachesim_min", lo);
+	fprintf(f, ", ");
+	json_events(f, "cachesim_max", hi);
+}
+
+static void json_report(FILE *f, const struct ft_sim *sim)
+{
+	const struct ft_sim_func **v = sorted(sim, sim->nalgo);
+	unsigned int i, a, j;
+	bool first = true;
+
+	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace 0.2\", \"mode\": \"cachesim\",\n    ");
+	ft_sim_json_meta(f, sim);
+	fprintf(f, "},\n  \"functions\": [");
+	for (i = 0; v && i < sim->nfn; i++) {
+		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+		first = false;
+		json_str(f, v[i]->name);
+		fprintf(f, ", \"library\": %s", v[i]->library ? "true" : "false");
+		ft_sim_json_func(f, sim, v[i]->name);
+		fputc('}', f);
+	}
+	free(v);
+	fprintf(f, "\n  ],\n  \"per_n\": [");
+	for (a = 0, first = true; a < sim->nalgo; a++)
+		for (j = 0; j < sim->nn; j++) {
+			fprintf(f, "%s\n    {\"algo\": ", first ? "" : ",");
+			first = false;
+			json_str(f, sim->algo[a]);
+			fprintf(f, ", \"n\": %" PRIu64 ", \"rounds\": %u", (uint64_t)sim->n[j],
+				sim->rounds);
+			ft_sim_json_pern(f, sim, sim->algo[a], sim->n[j]);
+			fputc('}', f);
+		}
+	fprintf(f, "\n  ]\n}\n");
+}
+
+static void csv_report(FILE *f, const struct ft_sim *sim)
+{
+	unsigned int a, j, i;
+	int e;
+
+	fprintf(f, "algo,function,library,calls");
+	for (e = 0; e < FT_SIM_NEV; e++)
+		fprintf(f, ",%s", ft_sim_event_name[e]);
+	for (a = 0; a < sim->nalgo; a++)
+		for (i = 0; i < sim->nfn; i++) {
+			const struct ft_sim_func *fn = sim->fn[i];
+
+			if (!fn->calls[a] && !fn->ev[a * FT_SIM_NEV])
+				continue;
+			fprintf(f, "\n");
+			csv_str(f, sim->algo[a]);
+			fputc(',', f);
+			csv_str(f, fn->name);
+			fprintf(f, ",%d,%" PRIu64, fn->library, (uint64_t)fn->calls[a]);
+			for (e = 0; e < FT_SIM_NEV; e++)
+				fprintf(f, ",%" PRIu64, (uint64_t)fn->ev[a * FT_SIM_NEV + e]);
+		}
+	fprintf(f, "\n\nalgo,n,rounds");
+	for (e = 0; e < FT_SIM_NEV; e++)
+		fprintf(f, ",%s", ft_sim_event_name[e]);
+	fprintf(f, ",outside_Ir,exact_Ir\n");
+	for (a = 0; a < sim->nalgo; a++)
+		for (j = 0; j < sim->nn; j++) {
+			const struct ft_sim_cell *c = &sim->cell[a * sim->nn + j];
+
+			csv_str(f, sim->algo[a]);
+			fprintf(f, ",%" PRIu64 ",%u", (uint64_t)sim->n[j], sim->rounds);
+			for (e = 0; e < FT_SIM_NEV; e++)
+				fprintf(f, ",%.1f", c->lib[e]);
+			fprintf(f, ",%.1f,%d\n", c->out[FT_SIM_IR],
+				c->lo[FT_SIM_IR] == c->hi[FT_SIM_IR]);
+		}
+}
+
+void ft_sim_report(FILE *f, const struct ft_sim *sim, int output, bool all)
+{
+	if (output == FT_OUT_JSON)
+		json_report(f, sim);
+	else if (output == FT_OUT_CSV)
+		csv_report(f, sim);
+	else
+		text_report(f, sim, all);
+}
+
+/* ---------- beside a kernel trace of the same reads (--cachesim=join) ---------- */
+
+static const struct ft_run *join_run;
+
+static int by_self(const void *x, const void *y)
+{
+	const struct ft_target *a = *(const struct ft_target *const *)x;
+	const struct ft_target *b = *(const struct ft_target *const *)y;
+	struct ft_func_fig fa, fb;
+
+	ft_func_figures(&join_run->hist, &a->st, join_run->overhead.on, &fa);
+	ft_func_figures(&join_run->hist, &b->st, join_run->overhead.on, &fb);
+	return fa.self < fb.self ? 1 : fa.self > fb.self ? -1 : strcmp(a->name, b->name);
+}
+
+static void join_row(FILE *f, const struct ft_run *run, const struct ft_target *t,
+		     const struct ft_sim_func *fn)
+{
+	const struct ft_sim *sim = run->sim;
+	double ev[FT_SIM_NEV] = {0}, calls = 0, per;
+	struct ft_func_fig x;
+	char a[32], b[32], c[32], d[32];
+	unsigned int k;
+	int e;
+
+	for (k = 0; k < sim->nalgo; k++) {
+		calls += fn->calls[k];
+		for (e = 0; e < FT_SIM_NEV; e++)
+			ev[e] += fn->ev[k * FT_SIM_NEV + e];
+	}
+	ft_func_figures(&run->hist, &t->st, run->overhead.on, &x);
+	per = calls ? calls : 1;
+	fmt_ns(a, sizeof(a), t->st.count ? (double)x.self / t->st.count : 0, FMT_NS_SIG4);
+	fprintf(f, "%-30.30s %10" PRIu64 " %10.0f%s %10s %9s %8s %8s %7.2f %10.3f\n", t->name,
+		(uint64_t)t->st.count, calls, calls == t->st.count ? " " : "*", a,
+		count(b, sizeof(b), ev[FT_SIM_IR] / per),
+		count(c, sizeof(c), (ev[FT_SIM_D1MR] + ev[FT_SIM_D1MW]) / per),
+		count(d, sizeof(d), (ev[FT_SIM_BCM] + ev[FT_SIM_BIM]) / per), branch_miss_pct(ev),
+		ev[FT_SIM_IR] ? (double)x.self / ev[FT_SIM_IR] : 0);
+}
+
+void ft_sim_text_join(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	const struct ft_target *v[FT_MAX_SLOTS];
+	int k, n = 0, differ = 0;
+
+	for (k = 0; k < tg->count; k++)
+		if (tg->t[k].attached && ft_sim_func_find(run->sim, tg->t[k].name))
+			v[n++] = &tg->t[k];
+	join_run = run;
+	qsort(v, n, sizeof(v[0]), by_self);
+	fprintf(f, "\n");
+	text_header(f, run->sim);
+	fprintf(f,
+		"\nper function: the kernel's self time (%s, measured) beside the same reads' "
+		"events (simulated),\nper call; * marks a function whose simulated calls differ "
+		"from the traced ones\n%-30s %10s %11s %10s %9s %8s %8s %7s %10s\n",
+		run->overhead.on ? "compensated" : "raw", "function", "calls", "sim calls",
+		"self/call", "Ir/call", "D1m/call", "Bm/call", "br-miss%", "ns per Ir");
+	for (k = 0; k < n; k++) {
+		const struct ft_sim_func *fn = ft_sim_func_find(run->sim, v[k]->name);
+		double calls = 0;
+
+		for (unsigned int a = 0; a < run->sim->nalgo; a++)
+			calls += fn->calls[a];
+		differ += calls != v[k]->st.count;
+		join_row(f, run, v[k], fn);
+	}
+	if (differ)
+		fprintf(f,
+			"  %d function%s called a different number of times in the kernel: "
+			"lost or extra traced calls, or another build of the code\n",
+			differ, differ > 1 ? "s" : "");
+	else if (n)
+		fprintf(f, "  every function was called exactly as often in the kernel as in the "
+			   "simulation: the same code ran\n");
+}
+
+/* ---------- --compare algos --metric sim:EVENT ---------- */
+
+static void compare_text(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev, int base)
+{
+	bool exact = ft_sim_exact(sim, ev);
+	unsigned int a, j;
+	char b[32];
+
+	text_header(f, sim);
+	fprintf(f, "\ncompare algos on sim:%s per read (the library's functions), baseline %s\n",
+		ft_sim_event_name[ev], sim->algo[base]);
+	if (sim->rounds < 2)
+		fprintf(f, "exactness unchecked: one round (--repeat 2 or more compares them)\n");
+	else if (exact)
+		fprintf(f,
+			"exact: every read gave the same count in all %u round%s, so each value "
+			"and ratio is exact: no confidence interval or test is needed\n",
+			sim->rounds, sim->rounds > 1 ? "s" : "");
+	else
+		fprintf(f,
+			"not exact: the count varies across rounds (the cache state a read "
+			"starts from): medians of %u rounds, min and max in --json\n",
+			sim->rounds);
+	fprintf(f, "%10s", "n");
+	for (a = 0; a < sim->nalgo; a++)
+		fprintf(f, " %22.22s%s", sim->algo[a], (int)a == base ? "" : "        ");
+	fputc('\n', f);
+	for (j = 0; j < sim->nn; j++) {
+		double bv = sim->cell[base * sim->nn + j].lib[ev];
+
+		fprintf(f, "%10" PRIu64, (uint64_t)sim->n[j]);
+		for (a = 0; a < sim->nalgo; a++) {
+			double v = sim->cell[a * sim->nn + j].lib[ev];
+
+			fprintf(f, " %22s", count(b, sizeof(b), v));
+			if ((int)a != base)
+				fprintf(f, " %6.3fx", bv > 0 ? v / bv : 0);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void compare_json(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev, int base)
+{
+	unsigned int a, j;
+
+	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace 0.2\", \"mode\": \"compare-cachesim\",\n  "
+		   "  ");
+	ft_sim_json_meta(f, sim);
+	fprintf(f, "},\n  \"compare\": {\"metric\": \"sim:%s\", \"baseline\": ",
+		ft_sim_event_name[ev]);
+	json_str(f, sim->algo[base]);
+	fprintf(f, ", \"exact\": %s, \"rows\": [", ft_sim_exact(sim, ev) ? "true" : "false");
+	for (j = 0; j < sim->nn; j++) {
+		double bv = sim->cell[base * sim->nn + j].lib[ev];
+
+		fprintf(f, "%s\n    {\"n\": %" PRIu64 ", \"variants\": [", j ? "," : "",
+			(uint64_t)sim->n[j]);
+		for (a = 0; a < sim->nalgo; a++) {
+			const struct ft_sim_cell *c = &sim->cell[a * sim->nn + j];
+
+			fprintf(f, "%s{\"name\": ", a ? ", " : "");
+			json_str(f, sim->algo[a]);
+			fprintf(f, ", \"value\": %.1f, \"min\": %" PRIu64 ", \"max\": %" PRIu64,
+				c->lib[ev], (uint64_t)c->lo[ev], (uint64_t)c->hi[ev]);
+			json_field(f, "ratio", bv > 0 ? c->lib[ev] / bv : NAN);
+			fputc('}', f);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "\n  ]}\n}\n");
+}
+
+int ft_sim_compare_report(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev,
+			  const char *baseline, int output)
+{
+	int base = baseline ? ft_sim_algo_index(sim, baseline) : 0;
+
+	if (base < 0) {
+		fprintf(stderr, "fibtrace: --baseline %s is not one of the compared algorithms\n",
+			baseline);
+		return -FT_EXIT_USAGE;
+	}
+	if (output == FT_OUT_JSON)
+		compare_json(f, sim, ev, base);
+	else
+		compare_text(f, sim, ev, base);
+	return 0;
+}
