@@ -7,7 +7,7 @@
 #   make module KVER=R build/R/fibdrv.ko (with module BTF)
 #   make vmtest KVER=R boot kernel R under QEMU and run the guest suite
 #   make soak KVER=R   16 readers, two tracers, rmmod attempts for SOAK_SECONDS (600)
-#   make unit          host unit tests only (with make check-inline)
+#   make unit          host unit tests only (with --cachesim's and make check-inline)
 #   make check-inline  no traced fibdrv function is inlined or cloned anywhere
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
 #   make bench         big-number library against GMP (bench/results/bn.json)
@@ -114,7 +114,8 @@ vmlinux-h:
 
 # Host unit tests: one program per module, each printing PASS/FAIL lines
 # that tests/run.sh counts. None needs libbpf or a kernel.
-UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate test_ksyms
+UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate test_ksyms \
+	test_cachesim
 $(BUILD)/tests/test_range: $(call obj,tests/unit/test_range.c src/lib/range.c)
 $(BUILD)/tests/test_stats: $(call obj,tests/unit/test_stats.c src/lib/stats.c)
 $(BUILD)/tests/test_compare: $(call obj,tests/unit/test_compare.c \
@@ -124,12 +125,15 @@ $(BUILD)/tests/test_attribute: $(call obj,tests/unit/test_attribute.c \
 $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
 $(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/ksyms.c)
+$(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim.c \
+	src/fibtrace/cachesim_run.c src/fibtrace/run.c src/lib/stats.c src/lib/fmt.c src/lib/fibdev.c)
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $^ -o $@ -lm -lpthread
 
-unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn
+unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUILD)/fibcalc
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
+	tests/host/test_cachesim.py || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; exit $$st
 
 # No function fibtrace traces by default is also inlined or cloned somewhere

@@ -11,7 +11,7 @@ PACKAGES=(
 	zlib1g-dev pkg-config qemu-system-x86 linux-perf gnuplot-nox libgmp-dev
 	busybox-static python3 python3-pip xz-utils zstd kmod cpio
 	libclang-rt-14-dev clang-format jq bpftrace bpfcc-tools procps libjansson-dev
-	chromium python3-pil valgrind
+	chromium python3-pil python3-jsonschema valgrind
 )
 # The flame graph renderer (--flamegraph): inferno, from crates.io.
 INFERNO_VERSION=0.12.8

@@ -252,13 +252,17 @@ static int harness(const struct args *a)
 
 int main(int argc, char **argv)
 {
-	struct args a = {.algo = {fib_algo_default()}, .nalgo = 1, .format = FIBDRV_FORMAT_DEC};
+	static struct args
+		a; /* static: its 800 KB of N are not zeroed on the stack at each start */
 	struct fib_value v = FIB_VALUE_INIT;
 	unsigned int i;
 	long size, len;
 	char *buf;
 	int err;
 
+	a.algo[0] = fib_algo_default();
+	a.nalgo = 1;
+	a.format = FIBDRV_FORMAT_DEC;
 	argp_err_exit_status = EXIT_USAGE;
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (a.list == 2) {

@@ -186,6 +186,15 @@ const struct ft_sim_cell *ft_sim_cell_find(const struct ft_sim *sim, unsigned in
 	return NULL;
 }
 
+bool ft_sim_func_in_reads(const struct ft_sim *sim, const struct ft_sim_func *fn, int algo)
+{
+	for (unsigned int a = 0; a < sim->nalgo; a++)
+		if ((algo < 0 || (int)a == algo) &&
+		    (fn->calls[a] || fn->ev[a * FT_SIM_NEV + FT_SIM_IR]))
+			return true;
+	return false;
+}
+
 bool ft_sim_exact(const struct ft_sim *sim, enum ft_sim_event ev)
 {
 	unsigned int c;
@@ -205,7 +214,7 @@ struct parse {
 	int ncol, npos;
 	char file[PATH_MAX];
 	struct ft_sim_func *fn, *cfn;
-	bool in_part, is_read, skip_next; /* skip_next: the cost line after calls= */
+	bool in_part, is_read, is_warmup, skip_next; /* skip_next: the cost line after calls= */
 	__u64 part_total[FT_SIM_NEV], part_check[FT_SIM_NEV];
 	bool have_check;
 	struct ft_sim_func **touched;
@@ -281,8 +290,10 @@ static int end_part(struct parse *p)
 	p->in_part = false;
 	if (p->have_check && memcmp(p->part_total, p->part_check, sizeof(p->part_total)))
 		return fail(p, "a part's costs do not add up to its totals line", "totals");
-	for (e = 0; e < FT_SIM_NEV; e++)
+	for (e = 0; e < FT_SIM_NEV; e++) {
 		sim->total[e] += p->part_total[e];
+		sim->warmup[e] += p->is_warmup ? p->part_total[e] : 0;
+	}
 	if (!p->is_read)
 		return 0;
 	if (k >= sim->reads)
@@ -307,7 +318,7 @@ static int begin_part(struct parse *p)
 	if (end_part(p))
 		return -1;
 	p->in_part = true;
-	p->is_read = false;
+	p->is_read = p->is_warmup = false;
 	p->have_check = false;
 	p->fn = p->cfn = NULL;
 	p->skip_next = false;
@@ -343,8 +354,10 @@ static void read_desc(struct parse *p, const char *s)
 				 s + strlen(lvl[i]) + 1);
 			p->sim->cache[i][strcspn(p->sim->cache[i], "\n")] = 0;
 		}
-	if (!strncmp(s, "Trigger: Client Request: read", 29) && (s[29] == '\n' || !s[29]))
+	if (!strcmp(s, "Trigger: Client Request: read"))
 		p->is_read = true;
+	if (!strcmp(s, "Trigger: Client Request: warmup"))
+		p->is_warmup = true;
 }
 
 static int cost_line(struct parse *p, const char *line)

@@ -107,7 +107,8 @@ struct ft_sim {
 	__u64 *read_ev;		  /* [read][2][FT_SIM_NEV]: library, outside */
 	unsigned int reads, reads_seen;
 	unsigned int stamp;
-	__u64 total[FT_SIM_NEV]; /* the whole process: start-up, reads, exit */
+	__u64 total[FT_SIM_NEV];  /* the whole process: start-up, warm-up, reads, exit */
+	__u64 warmup[FT_SIM_NEV]; /* the harness's warm-up round (fibcalc --reads) */
 	__u64 reads_lib[FT_SIM_NEV], reads_out[FT_SIM_NEV];
 	double sim_s,
 		native_s; /* wall time of the simulated and of a native run of the same reads */
@@ -135,6 +136,8 @@ const struct ft_sim_func *ft_sim_func_find(const struct ft_sim *sim, const char 
 const struct ft_sim_cell *ft_sim_cell_find(const struct ft_sim *sim, unsigned int a, __u64 n);
 /* Index of the algorithm called @name in @sim, or -1. */
 int ft_sim_algo_index(const struct ft_sim *sim, const char *name);
+/* Whether @fn was called or ran in a read of algorithm @algo (-1: any), not only at start-up. */
+bool ft_sim_func_in_reads(const struct ft_sim *sim, const struct ft_sim_func *fn, int algo);
 /* Whether every round of every read gave the same library count of @ev. */
 bool ft_sim_exact(const struct ft_sim *sim, enum ft_sim_event ev);
 

@@ -150,17 +150,18 @@ int ft_sim_plot(const struct ft_sim *sim, const char *path)
 	}
 	fclose(d);
 	s = gnuplot_script(&j);
-	fprintf(s, "set multiplot layout 3,1\nset xlabel 'n'\nset logscale y\nset grid\n"
-		   "set key left top\n");
-	for (p = 0; p < 3; p++) {
+	fprintf(s, "set multiplot layout 3,1\nset xlabel 'n'\nset grid\nset key left top\n");
+	for (p = 0; p < 3; p++) { /* Ir on a log scale; the misses, often 0 at small n, linear */
 		fprintf(s,
-			"set title '%s per read versus n (simulated, %s)'\nset ylabel '%s'\nplot ",
-			ft_sim_event_name[ev[p]], sim->tool, ft_sim_event_name[ev[p]]);
+			"%s\nset title '%s per read versus n (simulated, %s)'\nset ylabel '%s'\n"
+			"plot ",
+			p ? "unset logscale y" : "set logscale y", ft_sim_event_name[ev[p]],
+			sim->tool, ft_sim_event_name[ev[p]]);
 		for (a = 0; a < sim->nalgo; a++)
 			fprintf(s,
-				"%s'%s' index %u using 1:($%u > 0 ? $%u : 1/0) with linespoints "
-				"pt 7 ps 0.4 title '%s'",
-				a ? ", " : "", gnuplot_path(&j, 0), a, p + 2, p + 2, sim->algo[a]);
+				"%s'%s' index %u using 1:%u with linespoints pt 7 ps 0.4 title "
+				"'%s'",
+				a ? ", " : "", gnuplot_path(&j, 0), a, p + 2, sim->algo[a]);
 		fprintf(s, "\n");
 	}
 	fprintf(s, "unset multiplot\n");

@@ -61,7 +61,7 @@ static void text_header(FILE *f, const struct ft_sim *sim)
 {
 	static const char *const lvl[3] = {"I1", "D1", "LL"};
 	double run = sim->total[FT_SIM_IR];
-	char b[32];
+	char b[32], c[32];
 	int i, e;
 
 	fprintf(f,
@@ -84,14 +84,16 @@ static void text_header(FILE *f, const struct ft_sim *sim)
 		sim->native_s > 0 ? sim->sim_s / sim->native_s : 0);
 	fprintf(f,
 		"Ir of the reads: the library's functions %.2f%%, outside them %.2f%% (the "
-		"harness, "
-		"malloc, memcpy); not in the reads: %s Ir of start-up, the warm-up round and "
-		"exit\n",
+		"harness, malloc, memcpy); not in the reads: start-up and exit %s Ir, the warm-up "
+		"round %s Ir\n",
 		pct(sim->reads_lib[FT_SIM_IR],
 		    sim->reads_lib[FT_SIM_IR] + sim->reads_out[FT_SIM_IR]),
 		pct(sim->reads_out[FT_SIM_IR],
 		    sim->reads_lib[FT_SIM_IR] + sim->reads_out[FT_SIM_IR]),
-		count(b, sizeof(b), run - sim->reads_lib[FT_SIM_IR] - sim->reads_out[FT_SIM_IR]));
+		count(b, sizeof(b),
+		      run - sim->reads_lib[FT_SIM_IR] - sim->reads_out[FT_SIM_IR] -
+			      sim->warmup[FT_SIM_IR]),
+		count(c, sizeof(c), sim->warmup[FT_SIM_IR]));
 	if (sim->rounds < 2) {
 		fprintf(f, "deterministic: unchecked, one round per read (--repeat 2 or more "
 			   "compares the rounds)\n");
@@ -190,7 +192,7 @@ static void text_funcs(FILE *f, const struct ft_sim *sim, unsigned int a, bool a
 	for (i = 0; i < sim->nfn; i++) {
 		const __u64 *ev = &v[i]->ev[a * FT_SIM_NEV];
 
-		if (!v[i]->library || !v[i]->calls[a])
+		if (!v[i]->library || !ft_sim_func_in_reads(sim, v[i], a))
 			continue;
 		if (!all && (shown >= 15 || pct(ev[FT_SIM_IR], lib) < 0.1)) {
 			more++;
@@ -264,6 +266,9 @@ void ft_sim_json_meta(FILE *f, const struct ft_sim *sim)
 	fprintf(f, ",\n    ");
 	to_double(d, sim->reads_out);
 	json_events(f, "outside", d);
+	fprintf(f, ",\n    ");
+	to_double(d, sim->warmup);
+	json_events(f, "warmup", d);
 	fputc('}', f);
 }
 
@@ -319,6 +324,8 @@ static void json_report(FILE *f, const struct ft_sim *sim)
 	ft_sim_json_meta(f, sim);
 	fprintf(f, "},\n  \"functions\": [");
 	for (i = 0; v && i < sim->nfn; i++) {
+		if (!ft_sim_func_in_reads(sim, v[i], -1))
+			continue;
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
 		first = false;
 		json_str(f, v[i]->name);
@@ -353,7 +360,7 @@ static void csv_report(FILE *f, const struct ft_sim *sim)
 		for (i = 0; i < sim->nfn; i++) {
 			const struct ft_sim_func *fn = sim->fn[i];
 
-			if (!fn->calls[a] && !fn->ev[a * FT_SIM_NEV])
+			if (!ft_sim_func_in_reads(sim, fn, a))
 				continue;
 			fprintf(f, "\n");
 			csv_str(f, sim->algo[a]);
