@@ -228,6 +228,7 @@ static int valgrind_argv(char **v, const char *valgrind, const char *out, const 
 	v[n++] = strdup("--combine-dumps=yes");
 	v[n++] = strdup("--compress-strings=no");
 	v[n++] = strdup("--compress-pos=no");
+	v[n++] = strdup("--separate-recs=1"); /* a recursive function is one name, not f'2, f'3 */
 	asprintf(&v[n++], "--callgrind-out-file=%s", out);
 	for (i = 0; i < 3 && !sim->host_geometry; i++)
 		asprintf(&v[n++], "--%s=%lu,%lu,%lu", lvl[i], sim->geom[i].size, sim->geom[i].assoc,
