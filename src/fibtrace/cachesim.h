@@ -150,6 +150,9 @@ void ft_sim_text_join(FILE *f, const struct ft_run *run);
 void ft_sim_json_meta(FILE *f, const struct ft_sim *sim);
 void ft_sim_json_func(FILE *f, const struct ft_sim *sim, const char *name);
 void ft_sim_json_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n);
+void ft_sim_csv_head(FILE *f, const struct ft_sim *sim, bool funcs);
+void ft_sim_csv_func(FILE *f, const struct ft_sim *sim, const char *name);
+void ft_sim_csv_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n);
 /* --compare algos --metric sim:EVENT: each algorithm's events per read, exact. */
 int ft_sim_compare_report(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev,
 			  const char *baseline, int output);

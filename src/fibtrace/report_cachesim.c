@@ -314,6 +314,50 @@ void ft_sim_json_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64
 	json_events(f, "cachesim_max", hi);
 }
 
+/* --cachesim=join's CSV columns: sim_calls (functions only) and sim_EVENT; empty without. */
+void ft_sim_csv_head(FILE *f, const struct ft_sim *sim, bool funcs)
+{
+	if (!sim)
+		return;
+	if (funcs)
+		fprintf(f, ",sim_calls");
+	for (int e = 0; e < FT_SIM_NEV; e++)
+		fprintf(f, ",sim_%s", ft_sim_event_name[e]);
+}
+
+void ft_sim_csv_func(FILE *f, const struct ft_sim *sim, const char *name)
+{
+	const struct ft_sim_func *fn = sim ? ft_sim_func_find(sim, name) : NULL;
+	__u64 s[FT_SIM_NEV + 1] = {0}; /* calls, then the events */
+	unsigned int a;
+	int e;
+
+	if (!sim)
+		return;
+	for (a = 0; fn && a < sim->nalgo; a++) {
+		s[0] += fn->calls[a];
+		for (e = 0; e < FT_SIM_NEV; e++)
+			s[e + 1] += fn->ev[a * FT_SIM_NEV + e];
+	}
+	for (e = 0; e <= FT_SIM_NEV; e++) {
+		fputc(',', f);
+		if (fn) /* empty: a function the simulation does not run (fib_read, the copy) */
+			fprintf(f, "%" PRIu64, (uint64_t)s[e]);
+	}
+}
+
+void ft_sim_csv_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n)
+{
+	int a = sim ? ft_sim_algo_index(sim, algo) : -1;
+	const struct ft_sim_cell *c = a >= 0 ? ft_sim_cell_find(sim, a, n) : NULL;
+
+	for (int e = 0; sim && e < FT_SIM_NEV; e++) {
+		fputc(',', f);
+		if (c)
+			fprintf(f, "%.1f", c->lib[e]);
+	}
+}
+
 static void json_report(FILE *f, const struct ft_sim *sim)
 {
 	const struct ft_sim_func **v = sorted(sim, sim->nalgo);

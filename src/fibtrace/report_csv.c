@@ -2,12 +2,13 @@
 /*
  * The CSV report: the function table, a blank line, the per-n table. The
  * comp_ columns are the compensated figures (equal to the raw ones with
- * --no-compensate).
+ * --no-compensate); the sim_ columns (--cachesim=join) simulated events.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "aggregate.h"
+#include "cachesim.h"
 #include "fmt.h"
 #include "report.h"
 
@@ -30,6 +31,7 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 		"function,module,attach,count,total_ns,self_ns,min_ns,max_ns,p50_ns,p90_ns,p99_ns,"
 		"comp_total_ns,comp_self_ns,comp_p50_ns,comp_p90_ns,comp_p99_ns");
 	ft_counters_csv_func_head(f, run);
+	ft_sim_csv_head(f, run->sim, true);
 	fputc('\n', f);
 	for (k = 0; k < tg->count; k++) {
 		struct ft_target *t = &tg->t[k];
@@ -51,6 +53,7 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 			(uint64_t)r.p50, (uint64_t)r.p90, (uint64_t)r.p99, (uint64_t)c.total,
 			(uint64_t)c.self, (uint64_t)c.p50, (uint64_t)c.p90, (uint64_t)c.p99);
 		ft_counters_csv_func(f, run, t);
+		ft_sim_csv_func(f, run->sim, t->name);
 		fputc('\n', f);
 	}
 	nrows = ft_pern_build(run, &rows);
@@ -59,6 +62,7 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 			   "rest_ns,comp_median_ns,comp_p90_ns,comp_p99_ns,comp_compute_ns,"
 			   "comp_format_ns,comp_copy_ns,comp_rest_ns");
 		ft_counters_csv_pern_head(f, run);
+		ft_sim_csv_head(f, run->sim, false);
 		fputc('\n', f);
 		for (i = 0; i < nrows; i++) {
 			csv_str(f, ft_algo_name(run, rows[i].algo));
@@ -67,6 +71,7 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 			csv_pern_fig(f, &rows[i].raw);
 			csv_pern_fig(f, &rows[i].comp);
 			ft_counters_csv_pern(f, run, rows[i].algo, rows[i].n);
+			ft_sim_csv_pern(f, run->sim, ft_algo_name(run, rows[i].algo), rows[i].n);
 			fputc('\n', f);
 		}
 	}

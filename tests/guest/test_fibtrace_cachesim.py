@@ -4,13 +4,15 @@ callgrind's simulation of the same reads on the user-space build of the same
 sources, joined per function.
 
 The truth is that the same code ran: every library function the kernel
-traced is called exactly as often in the simulation (the BPF programs count
+traced is called exactly as often in the simulation (JSON and CSV) (the BPF programs count
 the kernel's calls, callgrind the user-space build's), fib_compute once per
 read in both; the document validates against docs/fibtrace.schema.json with
 the simulated fields; the text says which figures are simulated.
 
 Runs as root in the test VM with fibdrv loaded (tests/guest/run.sh).
 """
+import csv
+import io
 import json
 import os
 import shutil
@@ -66,6 +68,12 @@ def main():
     pern = [r for r in doc["per_n"] if "cachesim" in r]
     check("cachesim.join.per_n", len(pern) == 6 and all(r["cachesim"]["Ir"] > 0 for r in pern),
           f"{len(pern)} per-n rows with simulated events")
+    rc, out, err = run(base + ["--csv"])
+    rows = list(csv.DictReader(io.StringIO(out.split("\n\n")[0]))) if rc == 0 else []
+    joined = [r for r in rows if r.get("sim_calls")]
+    check("cachesim.join.csv", len(joined) >= 10 and
+          all(r["sim_calls"] == r["count"] for r in joined) and all(r["sim_Ir"] for r in joined),
+          f"exit {rc}; {len(joined)} functions with sim_ columns")
     rc, out, err = run(base)
     check("cachesim.join.text", rc == 0 and "SIMULATED" in out and "ns per Ir" in out and
           "called exactly as often" in out, f"exit {rc}: {out[-400:]}")
