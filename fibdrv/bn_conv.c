@@ -139,15 +139,77 @@ noinline long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap)
 
 /* ---- decimal: divide and conquer ------------------------------------------ */
 
+/*
+ * One conversion's state. Its scratch is one allocation made before the
+ * recursion (bn_dc_scratch): the leaves' buffer, one division's scratch
+ * (the largest any division here needs; divisions never overlap) and a
+ * stack of the quotient-remainder pairs the recursion keeps while it
+ * converts them, so nothing is allocated inside the recursion.
+ */
 struct bn_dc {
 	u64 *p[BN_DC_MAXLV]; /* p[k] = 10^(19 * 2^k) */
 	size_t pn[BN_DC_MAXLV];
 	struct bn_divisor dv[BN_DC_MAXLV]; /* T = pn[k], built on demand */
 	int nlv;
-	u64 *leaf; /* scratch for the leaves */
+	u64 *leaf;  /* scratch for the leaves */
+	u64 *dscr;  /* a division's scratch */
+	u64 *stack; /* quotient-remainder pairs, last in first out */
+	size_t sp, scap;
 };
 
 #define BN_DC_LEAF_LIMBS (2 * BN_DEC_DC_THRESHOLD + 2)
+
+/* @n limbs on the stack; NULL (never: bn_dc_scratch sized it) past its end. */
+static u64 *bn_dc_push(struct bn_dc *c, size_t n)
+{
+	u64 *at = c->stack + c->sp;
+
+	if (c->sp + n > c->scap)
+		return NULL;
+	c->sp += n;
+	return at;
+}
+
+/*
+ * The scratch of converting x of @n limbs, in one allocation. Bounds: the
+ * top steps (bn_dc_top) keep xn + 1 limbs each, x becoming its quotient by
+ * the largest p[k] <= x; under them the padded halves (bn_dc_pad) keep
+ * 2 pn[j] + 1 at each level j below the top; a division at level k divides
+ * at most min(n, 2 pn[k]) limbs by pn[k], and its scratch grows with both.
+ */
+static int bn_dc_scratch(struct bn_dc *c, size_t n)
+{
+	size_t stack = 0, dscr = 0, xn = n, leaf, d;
+	int k;
+
+	for (k = 0; k < c->nlv; k++) {
+		size_t xk = n < 2 * c->pn[k] ? n : 2 * c->pn[k];
+
+		if (xk >= c->pn[k]) {
+			d = bn_divrem_itch_sizes(c->pn[k], c->pn[k], xk);
+			dscr = d > dscr ? d : dscr;
+		}
+		if (k + 1 < c->nlv)
+			stack += 2 * c->pn[k] + 1;
+	}
+	/* pn[k] < xn: a level the real step's (p[k] <= x) is at or above: its quotient no larger */
+	for (k = c->nlv - 1; k >= 0 && xn >= BN_DEC_DC_THRESHOLD; k--) {
+		if (c->pn[k] >= xn)
+			continue;
+		stack += xn + 1;
+		xn = xn - c->pn[k] + 1;
+	}
+	stack += 64; /* margin */
+	leaf = BN_DC_LEAF_LIMBS + bn_chunk_bound(BN_DC_LEAF_LIMBS);
+	c->leaf = bn_limbs_alloc(leaf + dscr + stack);
+	if (!c->leaf)
+		return -ENOMEM;
+	c->dscr = c->leaf + leaf;
+	c->stack = c->dscr + dscr;
+	c->scap = stack;
+	c->sp = 0;
+	return 0;
+}
 
 static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out)
 {
@@ -195,15 +257,15 @@ static long bn_dc_pad(struct bn_dc *c, const u64 *x, size_t xn, int k, char *out
 	if (err)
 		return err;
 	qn = xn - dn + 1;
-	qr = bn_limbs_alloc(qn + dn);
+	qr = bn_dc_push(c, qn + dn);
 	if (!qr)
-		return -ENOMEM;
-	err = bn_divrem_by(dv, qr, qr + qn, x, xn);
+		return -EIO;
+	err = bn_divrem_by_scr(dv, qr, qr + qn, x, xn, c->dscr);
 	if (!err)
 		err = bn_dc_pad(c, qr, qn, k - 1, out);
 	if (err >= 0)
 		err = bn_dc_pad(c, qr + qn, dn, k - 1, out + half);
-	bn_mem_free(qr);
+	c->sp -= qn + dn;
 	return err < 0 ? err : (long)(2 * half);
 }
 
@@ -239,12 +301,12 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 	}
 	if (err)
 		return err;
-	qr = bn_limbs_alloc(qn + dn);
+	qr = bn_dc_push(c, qn + dn);
 	if (!qr) {
 		bn_divisor_release(&tmp);
-		return -ENOMEM;
+		return -EIO;
 	}
-	err = bn_divrem_by(dv, qr, qr + qn, x, xn);
+	err = bn_divrem_by_scr(dv, qr, qr + qn, x, xn, c->dscr);
 	bn_divisor_release(&tmp);
 	len = 0;
 	if (!err) {
@@ -257,7 +319,7 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 		if (err > 0)
 			err = 0;
 	}
-	bn_mem_free(qr);
+	c->sp -= qn + dn;
 	return err < 0 ? err : len + (long)((size_t)19 << k);
 }
 
@@ -277,9 +339,8 @@ noinline long bn_to_dec_dc(const u64 *a, size_t n, char *buf, size_t cap)
 		return -ENOMEM;
 	memset(c, 0, sizeof(*c));
 	ret = -ENOMEM;
-	c->leaf = bn_limbs_alloc(BN_DC_LEAF_LIMBS + bn_chunk_bound(BN_DC_LEAF_LIMBS));
 	c->p[0] = bn_limbs_alloc(1);
-	if (!c->leaf || !c->p[0])
+	if (!c->p[0])
 		goto out;
 	c->p[0][0] = BN_P19;
 	c->pn[0] = 1;
@@ -301,7 +362,9 @@ noinline long bn_to_dec_dc(const u64 *a, size_t n, char *buf, size_t cap)
 		c->pn[c->nlv] = bn_normalized_size(sq, 2 * pn);
 		c->nlv++;
 	}
-	ret = bn_dc_top(c, a, n, buf);
+	ret = bn_dc_scratch(c, n);
+	if (!ret)
+		ret = bn_dc_top(c, a, n, buf);
 out:
 	for (k = 0; k < BN_DC_MAXLV; k++) {
 		bn_mem_free(c->p[k]);

@@ -230,12 +230,30 @@ int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T
  */
 #define BN_DIVREM_MAX_FIXUPS 8
 
-int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn)
+/* The limbs of q's estimate and of the working remainder for x of xn limbs. */
+static void bn_divrem_sizes(size_t T, size_t dn, size_t xn, size_t *qen, size_t *W)
+{
+	size_t qn = xn - dn + 1;
+
+	*qen = (T + 1 > qn ? T + 1 : qn) + 1;
+	*W = (xn > dn + *qen ? xn : dn + *qen) + 1;
+}
+
+noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
+{
+	size_t qen, W;
+
+	bn_divrem_sizes(T, dn, xn, &qen, &W);
+	return 2 * T + (2 * T + 2) + qen + (dn + qen) + W + bn_mul_itch(W, W);
+}
+
+noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
+				size_t xn, u64 *mem)
 {
 	size_t dn = dv->dn, T = dv->T, off = dn - T;
-	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, psz, W, itch, i;
+	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, psz, W, i;
 	unsigned int fixups = 0;
-	u64 *mem, *N, *prod, *qe, *p, *R, *scr;
+	u64 *N, *prod, *qe, *p, *R, *scr;
 
 	/* x < d B^dn: a limb of x << s past 2T limbs must be zero */
 	for (i = 2 * T; i < Nn; i++)
@@ -243,12 +261,7 @@ int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, si
 			return -EINVAL;
 	if (Nn > 2 * T)
 		Nn = 2 * T;
-	qen = (T + 1 > qn ? T + 1 : qn) + 1;
-	W = (xn > dn + qen ? xn : dn + qen) + 1;
-	itch = bn_mul_itch(W, W);
-	mem = bn_limbs_alloc(2 * T + (2 * T + 2) + qen + (dn + qen) + W + itch);
-	if (!mem)
-		return -ENOMEM;
+	bn_divrem_sizes(T, dn, xn, &qen, &W);
 	N = mem;
 	prod = N + 2 * T;
 	qe = prod + 2 * T + 2;
@@ -283,36 +296,50 @@ int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, si
 	 */
 	while (R[W - 1] >> 63) {
 		if (++fixups > BN_DIVREM_MAX_FIXUPS)
-			goto retry;
+			return -EAGAIN;
 		bn_add(R, R, W, dv->d, dn);
 		bn_sub_1(qe, qe, qen, 1);
 	}
 	while (bn_cmp(R, W, dv->d, dn) >= 0) {
 		if (++fixups > BN_DIVREM_MAX_FIXUPS)
-			goto retry;
+			return -EAGAIN;
 		bn_sub(R, R, W, dv->d, dn);
 		bn_add_1(qe, qe, qen, 1);
 	}
 	bn_copyi(q, qe, qn);
 	bn_copyi(r, R, dn);
-	bn_mem_free(mem);
 	return 0;
-retry:
-	bn_mem_free(mem);
-	return -EAGAIN;
 }
 
-int bn_divrem_by(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn)
+int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn)
+{
+	u64 *mem;
+	int err;
+
+	if (xn < dv->dn)
+		return -EINVAL;
+	mem = bn_limbs_alloc(bn_divrem_itch(dv, xn));
+	if (!mem)
+		return -ENOMEM;
+	err = bn_divrem_with_scr(dv, q, r, x, xn, mem);
+	bn_mem_free(mem);
+	return err;
+}
+
+noinline int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
+			      u64 *mem)
 {
 	struct bn_divisor exact;
-	int err = bn_divrem_with(dv, q, r, x, xn);
+	int err = mem ? bn_divrem_with_scr(dv, q, r, x, xn, mem) : bn_divrem_with(dv, q, r, x, xn);
 
 	if (err != -EAGAIN)
 		return err;
+	/* rare: the approximate inverse was too coarse; the exact one, allocated now */
 	err = bn_divisor_init_inv(&exact, dv->d, dv->dn, dv->T, 1);
 	if (err)
 		return err;
-	err = bn_divrem_with(&exact, q, r, x, xn);
+	err = mem ? bn_divrem_with_scr(&exact, q, r, x, xn, mem)
+		  : bn_divrem_with(&exact, q, r, x, xn);
 	bn_divisor_release(&exact);
 	return err == -EAGAIN ? -EIO : err;
 }

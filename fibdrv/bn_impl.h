@@ -166,11 +166,29 @@ int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T
  */
 int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn);
 /*
- * bn_divrem_with, and on -EAGAIN once more with the exact inverse of the
- * same divisor: 0, -EINVAL, -ENOMEM, or -EIO should even that fail (never
- * seen); never -EAGAIN, which read() does not document.
+ * bn_divrem_with in caller scratch @mem of bn_divrem_itch(dv, xn) limbs
+ * (no allocation), or allocated when @mem is NULL.
  */
-int bn_divrem_by(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn);
+size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn);
+static inline size_t bn_divrem_itch(const struct bn_divisor *dv, size_t xn)
+{
+	return bn_divrem_itch_sizes(dv->T, dv->dn, xn);
+}
+int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
+		       u64 *mem);
+/*
+ * bn_divrem_with(_scr), and on -EAGAIN once more with the exact inverse of
+ * the same divisor (allocated then: rare): 0, -EINVAL, -ENOMEM, or -EIO
+ * should even that fail (never seen); never -EAGAIN, which read() does not
+ * document.
+ */
+int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
+		     u64 *mem);
+
+static inline int bn_divrem_by(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn)
+{
+	return bn_divrem_by_scr(dv, q, r, x, xn, NULL);
+}
 
 static inline int bn_divisor_init(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
 {

@@ -977,6 +977,14 @@ static void test_registry(void)
 			if (r > 0)
 				break;
 		}
+		/*
+		 * k allocations made by the conversion that succeeded: the powers,
+		 * their divisors' Newton inversions and one scratch, per level (81
+		 * for F(10^5)'s 1085 limbs), not two per division as when each node
+		 * of the recursion allocated its own (217).
+		 */
+		if (k > 100)
+			fail("bn_to_dec_dc of F(10^5) made %ld allocations (at most 100)", k);
 		fib_value_release(&w);
 	}
 	group_end("fib.enomem_paths_free_everything");
