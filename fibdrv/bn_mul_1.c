@@ -36,8 +36,13 @@ static u64 bn_addmul_1_c(u64 *r, const u64 *a, size_t n, u64 b)
 	return cy;
 }
 
-/* The machine layer's block kernel, after n % 4 limbs in C, when it may. */
-noinline u64 bn_mul_1(u64 *r, const u64 *a, size_t n, u64 b)
+/*
+ * The machine layer's block kernel, after n % 4 limbs in C, when it may.
+ * One body for the traced entry points and for the schoolbook rows below,
+ * which call it inline: a row of a product below the Karatsuba threshold
+ * is at most 27 limbs, where a call per row cost a fifth of the row.
+ */
+static __always_inline u64 mul_1_row(u64 *r, const u64 *a, size_t n, u64 b)
 {
 	if (bn_mul_x4_ok(n)) {
 		size_t head = n & 3;
@@ -48,7 +53,7 @@ noinline u64 bn_mul_1(u64 *r, const u64 *a, size_t n, u64 b)
 	return bn_mul_1_c(r, a, n, b);
 }
 
-noinline u64 bn_addmul_1(u64 *r, const u64 *a, size_t n, u64 b)
+static __always_inline u64 addmul_1_row(u64 *r, const u64 *a, size_t n, u64 b)
 {
 	if (bn_mul_x4_ok(n)) {
 		size_t head = n & 3;
@@ -57,6 +62,16 @@ noinline u64 bn_addmul_1(u64 *r, const u64 *a, size_t n, u64 b)
 		return bn_addmul_1_x4(r + head, a + head, n / 4, b, cy);
 	}
 	return bn_addmul_1_c(r, a, n, b);
+}
+
+noinline u64 bn_mul_1(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	return mul_1_row(r, a, n, b);
+}
+
+noinline u64 bn_addmul_1(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	return addmul_1_row(r, a, n, b);
 }
 
 noinline u64 bn_submul_1(u64 *r, const u64 *a, size_t n, u64 b)
@@ -88,9 +103,9 @@ noinline void bn_mul_basecase(u64 *r, const u64 *a, size_t an, const u64 *b, siz
 {
 	size_t j;
 
-	r[an] = bn_mul_1(r, a, an, b[0]);
+	r[an] = mul_1_row(r, a, an, b[0]);
 	for (j = 1; j < bn; j++) {
-		r[an + j] = bn_addmul_1(r + j, a, an, b[j]);
+		r[an + j] = addmul_1_row(r + j, a, an, b[j]);
 		if (!(j % BN_RESCHED_ROWS))
 			bn_resched();
 	}
@@ -110,9 +125,9 @@ noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
 	}
 	/* off-diagonal products a[i] * a[j], i < j */
 	r[0] = 0;
-	r[n] = bn_mul_1(r + 1, a + 1, n - 1, a[0]);
+	r[n] = mul_1_row(r + 1, a + 1, n - 1, a[0]);
 	for (i = 1; i + 1 < n; i++) {
-		r[n + i] = bn_addmul_1(r + 2 * i + 1, a + i + 1, n - i - 1, a[i]);
+		r[n + i] = addmul_1_row(r + 2 * i + 1, a + i + 1, n - i - 1, a[i]);
 		if (!(i % BN_RESCHED_ROWS))
 			bn_resched();
 	}

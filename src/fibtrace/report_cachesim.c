@@ -278,7 +278,7 @@ void ft_sim_json_func(FILE *f, const struct ft_sim *sim, const char *name)
 	const struct ft_sim_func *fn = sim ? ft_sim_func_find(sim, name) : NULL;
 	double calls = 0;
 
-	if (!fn)
+	if (!fn || !ft_sim_func_in_reads(sim, fn, -1))
 		return;
 	for (unsigned int a = 0; a < sim->nalgo; a++)
 		calls += fn->calls[a];
@@ -334,6 +334,8 @@ void ft_sim_csv_func(FILE *f, const struct ft_sim *sim, const char *name)
 
 	if (!sim)
 		return;
+	if (fn && !ft_sim_func_in_reads(sim, fn, -1))
+		fn = NULL; /* seen only outside the reads (the harness's start-up) */
 	for (a = 0; fn && a < sim->nalgo; a++) {
 		s[0] += fn->calls[a];
 		for (e = 0; e < FT_SIM_NEV; e++)
@@ -488,9 +490,12 @@ void ft_sim_text_join(FILE *f, const struct ft_run *run)
 	const struct ft_target *v[FT_MAX_SLOTS];
 	int k, n = 0, differ = 0;
 
-	for (k = 0; k < tg->count; k++)
-		if (tg->t[k].attached && ft_sim_func_find(run->sim, tg->t[k].name))
+	for (k = 0; k < tg->count; k++) {
+		const struct ft_sim_func *fn = ft_sim_func_find(run->sim, tg->t[k].name);
+
+		if (tg->t[k].attached && fn && ft_sim_func_in_reads(run->sim, fn, -1))
 			v[n++] = &tg->t[k];
+	}
 	join_run = run;
 	qsort(v, n, sizeof(v[0]), by_self);
 	fprintf(f, "\n");

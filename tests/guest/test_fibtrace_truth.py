@@ -155,7 +155,7 @@ def compensation_run(n, reads, name, args):
 
 def test_recalibration():
     """A sweep of several seconds recalibrates about every 2 s, and loses nothing to it."""
-    reads = 1500
+    reads = 2000  # 4.6 s on 6.1, 3.9 s on 6.12 for 1500 on a quiet host
     doc = fibtrace_json("truth.recal", ["--no-discover", "--sweep", "30000:30000", "--repeat",
                                         str(reads), "--cpu", "0"])
     if not doc:
@@ -172,7 +172,9 @@ def test_recalibration():
           f"+- {cost['full_error_ns']:.0f}")
     # Each takes a fraction of a second under emulation (3 x 2000 warm calls,
     # 100 cold ones after F(1000) each).
-    check("truth.recal.count", secs >= 4 and secs / 4 - 1 <= k <= secs / 2 + 1,
+    # At least 3 s: a tick at 2 s must have come (1500 reads once ran 3.9 s and
+    # a bound of 4 s failed a correct run).
+    check("truth.recal.count", secs >= 3 and 1 <= k and secs / 4 - 1 <= k <= secs / 2 + 1,
           f"{k} recalibrations in {secs:.1f} s (want one per 2 s and a little)")
     check("truth.recal.range",
           cost["run_full_min_ns"] <= cost["full_ns"] <= cost["run_full_max_ns"], str(cost)[:300])
