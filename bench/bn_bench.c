@@ -9,8 +9,17 @@
  * the total stays under ~0.3 s).  Prints a markdown table and writes a JSON
  * list of {n, algo, op, ns, gmp_ns, ratio}.  --tune prints the crossover
  * measurements behind the thresholds in bn.h.
+ *
+ * glibc's malloc returns freed memory at the top of the heap to the kernel
+ * past 128 KiB and maps larger blocks afresh, both adaptively: a scratch
+ * block just under or over those lines then costs its page faults on every
+ * repetition, or not, and a conversion's time moved by 17% with the size of
+ * its scratch alone. Both lines are set out of reach first, so that the
+ * figures are the arithmetic's (GMP's and ours alike); the kernel's
+ * allocation cost is another matter (fibtrace --cachesim=join shows it).
  */
 #include <gmp.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +243,8 @@ int main(int argc, char **argv)
 		}
 	}
 
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+	mallopt(M_MMAP_THRESHOLD, 1 << 30);
 	printf("| n        | algo                   | op     |        ns      |     gmp ns     |  ratio  |\n");
 	printf("|----------|------------------------|--------|----------------|----------------|---------|\n");
 	for (n = 100; n <= max_n; n *= 10) {

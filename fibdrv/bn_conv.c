@@ -140,8 +140,8 @@ noinline long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap)
 /* ---- decimal: divide and conquer ------------------------------------------ */
 
 /*
- * One conversion's state. Its scratch is one allocation made before the
- * recursion (bn_dc_scratch): the leaves' buffer, one division's scratch
+ * One conversion's state. Its scratch is one allocation, made at the first
+ * division (bn_dc_scratch): the leaves' buffer, one division's scratch
  * (the largest any division here needs; divisions never overlap) and a
  * stack of the quotient-remainder pairs the recursion keeps while it
  * converts them, so nothing is allocated inside the recursion.
@@ -155,6 +155,7 @@ struct bn_dc {
 	u64 *dscr;  /* a division's scratch */
 	u64 *stack; /* quotient-remainder pairs, last in first out */
 	size_t sp, scap;
+	size_t n; /* the limbs converted */
 };
 
 #define BN_DC_LEAF_LIMBS (2 * BN_DEC_DC_THRESHOLD + 2)
@@ -170,36 +171,62 @@ static u64 *bn_dc_push(struct bn_dc *c, size_t n)
 	return at;
 }
 
+static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out);
+
+/* A top step's division of xn limbs by p[k], as bn_dc_top does it: its scratch. */
+static size_t bn_dc_top_itch(const struct bn_dc *c, int k, size_t xn)
+{
+	size_t dn = c->pn[k], qn = xn - dn + 1;
+
+	return bn_divrem_itch_sizes(qn + 1 < dn ? qn + 1 : dn, dn, xn);
+}
+
+static size_t bn_max(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
 /*
- * The scratch of converting x of @n limbs, in one allocation. Bounds: the
- * top steps (bn_dc_top) keep xn + 1 limbs each, x becoming its quotient by
- * the largest p[k] <= x; under them the padded halves (bn_dc_pad) keep
- * 2 pn[j] + 1 at each level j below the top; a division at level k divides
- * at most min(n, 2 pn[k]) limbs by pn[k], and its scratch grows with both.
+ * The scratch of converting x of @n limbs, in one allocation, from sizes
+ * alone. The top steps (bn_dc_top) each keep xn + 1 limbs while x becomes
+ * its quotient by the largest p[k] <= x: by sizes that is the largest k
+ * with pn[k] <= xn, or the one below when pn[k] == xn (both are sized for;
+ * the next x is taken from the smaller divisor). Under a top step at level
+ * k the padded halves (bn_dc_pad) keep 2 pn[j] + 1 limbs at each level j
+ * below k and divide at most 2 pn[j] limbs by p[j] (T = pn[j]); their
+ * divisors are built here, before the allocation (a top step's, whose T
+ * depends on x, is built when it divides). One division runs at a time:
+ * the scratch is the largest one's.
  */
 static int bn_dc_scratch(struct bn_dc *c, size_t n)
 {
-	size_t stack = 0, dscr = 0, xn = n, leaf, d;
-	int k;
+	size_t stack = 64, dscr = 0, xn = n, leaf;
+	int k, top = -1;
 
-	for (k = 0; k < c->nlv; k++) {
-		size_t xk = n < 2 * c->pn[k] ? n : 2 * c->pn[k];
-
-		if (xk >= c->pn[k]) {
-			d = bn_divrem_itch_sizes(c->pn[k], c->pn[k], xk);
-			dscr = d > dscr ? d : dscr;
-		}
-		if (k + 1 < c->nlv)
-			stack += 2 * c->pn[k] + 1;
-	}
-	/* pn[k] < xn: a level the real step's (p[k] <= x) is at or above: its quotient no larger */
 	for (k = c->nlv - 1; k >= 0 && xn >= BN_DEC_DC_THRESHOLD; k--) {
-		if (c->pn[k] >= xn)
+		if (c->pn[k] > xn)
 			continue;
+		dscr = bn_max(dscr, bn_dc_top_itch(c, k, xn));
+		top = top < 0 ? k : top;
+		if (c->pn[k] == xn && k > 0) {
+			k--; /* p[k] may exceed x: the step divides by p[k - 1] */
+			dscr = bn_max(dscr, bn_dc_top_itch(c, k, xn));
+		}
 		stack += xn + 1;
 		xn = xn - c->pn[k] + 1;
 	}
-	stack += 64; /* margin */
+	for (k = 0; k < top; k++) { /* pads divide by p[k] under a top step above k */
+		stack += 2 * c->pn[k] + 1;
+		dscr = bn_max(dscr, bn_divrem_itch_sizes(c->pn[k], c->pn[k], 2 * c->pn[k]));
+		/* their divisors now, so that no inversion's scratch coexists with this one */
+		if (2 * c->pn[k] >= BN_DEC_DC_THRESHOLD) {
+			const struct bn_divisor *dv;
+			int err = bn_dc_divisor(c, k, &dv);
+
+			if (err)
+				return err;
+		}
+	}
 	leaf = BN_DC_LEAF_LIMBS + bn_chunk_bound(BN_DC_LEAF_LIMBS);
 	c->leaf = bn_limbs_alloc(leaf + dscr + stack);
 	if (!c->leaf)
@@ -301,10 +328,13 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 	}
 	if (err)
 		return err;
-	qr = bn_dc_push(c, qn + dn);
+	/* the scratch once the first divisor is built: its inversion's scratch is gone */
+	if (!c->leaf)
+		err = bn_dc_scratch(c, c->n);
+	qr = err ? NULL : bn_dc_push(c, qn + dn);
 	if (!qr) {
 		bn_divisor_release(&tmp);
-		return -EIO;
+		return err ? err : -EIO;
 	}
 	err = bn_divrem_by_scr(dv, qr, qr + qn, x, xn, c->dscr);
 	bn_divisor_release(&tmp);
@@ -362,9 +392,8 @@ noinline long bn_to_dec_dc(const u64 *a, size_t n, char *buf, size_t cap)
 		c->pn[c->nlv] = bn_normalized_size(sq, 2 * pn);
 		c->nlv++;
 	}
-	ret = bn_dc_scratch(c, n);
-	if (!ret)
-		ret = bn_dc_top(c, a, n, buf);
+	c->n = n;
+	ret = bn_dc_top(c, a, n, buf); /* which allocates the scratch at its first division */
 out:
 	for (k = 0; k < BN_DC_MAXLV; k++) {
 		bn_mem_free(c->p[k]);

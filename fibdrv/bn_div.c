@@ -242,9 +242,14 @@ static void bn_divrem_sizes(size_t T, size_t dn, size_t xn, size_t *qen, size_t 
 noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 {
 	size_t qen, W;
+	size_t prod, m;
 
 	bn_divrem_sizes(T, dn, xn, &qen, &W);
-	return 2 * T + (2 * T + 2) + qen + (dn + qen) + W + bn_mul_itch(W, W);
+	/* the products' scratch: the estimate's (T + 1)^2, then qe * d, sized by the shorter */
+	prod = bn_mul_n_itch(T + 1);
+	m = bn_mul_itch(qen > dn ? qen : dn, qen < dn ? qen : dn);
+	prod = m > prod ? m : prod;
+	return 2 * T + (2 * T + 2) + qen + (dn + qen) + W + prod;
 }
 
 noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
