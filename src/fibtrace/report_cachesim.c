@@ -241,6 +241,15 @@ static void json_events(FILE *f, const char *key, const double *ev)
 void ft_sim_json_meta(FILE *f, const struct ft_sim *sim)
 {
 	static const char *const lvl[3] = {"I1", "D1", "LL"};
+	const struct {
+		const char *key;
+		const __u64 *ev;
+	} part[4] = {
+		{"run", sim->total},
+		{"library", sim->reads_lib},
+		{"outside", sim->reads_out},
+		{"warmup", sim->warmup},
+	};
 	double d[FT_SIM_NEV];
 	int i;
 
@@ -257,18 +266,12 @@ void ft_sim_json_meta(FILE *f, const struct ft_sim *sim)
 	for (i = 0; i < FT_SIM_NEV; i++)
 		fprintf(f, "%s\"%s\": %s", i ? ", " : "", ft_sim_event_name[i],
 			ft_sim_exact(sim, i) ? "true" : "false");
-	fprintf(f, "},\n    ");
-	to_double(d, sim->total);
-	json_events(f, "run", d);
-	fprintf(f, ",\n    ");
-	to_double(d, sim->reads_lib);
-	json_events(f, "library", d);
-	fprintf(f, ",\n    ");
-	to_double(d, sim->reads_out);
-	json_events(f, "outside", d);
-	fprintf(f, ",\n    ");
-	to_double(d, sim->warmup);
-	json_events(f, "warmup", d);
+	fprintf(f, "}");
+	for (i = 0; i < 4; i++) {
+		to_double(d, part[i].ev);
+		fprintf(f, ",\n    ");
+		json_events(f, part[i].key, d);
+	}
 	fputc('}', f);
 }
 
