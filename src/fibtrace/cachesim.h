@@ -153,7 +153,10 @@ void ft_sim_json_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64
 void ft_sim_csv_head(FILE *f, const struct ft_sim *sim, bool funcs);
 void ft_sim_csv_func(FILE *f, const struct ft_sim *sim, const char *name);
 void ft_sim_csv_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n);
-/* --compare algos --metric sim:EVENT: each algorithm's events per read, exact. */
+/* The header every simulated report starts with; a count in four significant digits. */
+void ft_sim_text_header(FILE *f, const struct ft_sim *sim);
+const char *ft_sim_count(char *buf, size_t len, double v);
+/* compare/simulated.c: --compare algos --metric sim:EVENT, each algorithm's events per read. */
 int ft_sim_compare_report(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev,
 			  const char *baseline, int output);
 

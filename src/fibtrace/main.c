@@ -501,6 +501,33 @@ static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_buil
 	return -err;
 }
 
+/* The run's description from the command line (what the reports print about it). */
+static void describe_run(const struct ft_cli *cli, struct ft_run *run, struct ft_timeline *tl)
+{
+	static struct utsname uts;
+
+	uname(&uts);
+	run->kernel = uts.release;
+	run->hist = cli->hist_cfg;
+	run->raw = cli->raw;
+	run->cpu = cli->cpu;
+	run->filter_pid = cli->pid;
+	run->maxactive = cli->maxactive;
+	run->max_recs = cli->max_records;
+	run->run_mode = mode_name(cli);
+	run->tree_on = cli->tree;
+	run->off_cpu = cli->off_cpu; /* the tracer clears it when it cannot measure */
+	run->tree_full = cli->tree_full;
+	run->all = cli->all;
+	run->tree_n = cli->tree_n;
+	if (cli->trace_out) {
+		tl->path = cli->trace_out;
+		tl->reads = cli->trace_reads;
+		run->timeline = tl;
+	}
+	ft_run_clocksource(run);
+}
+
 int main(int argc, char **argv)
 {
 	static struct ft_cli cli;
@@ -512,7 +539,6 @@ int main(int argc, char **argv)
 	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
 	struct ft_compare *cmp = NULL;
 	struct ft_watch watch = {};
-	struct utsname uts;
 	int err, ret;
 	double t0 = ft_now_s();
 
@@ -531,27 +557,8 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
-	uname(&uts);
-	run.kernel = uts.release;
-	run.hist = cli.hist_cfg;
-	run.raw = cli.raw;
-	run.cpu = cli.cpu;
-	run.filter_pid = cli.pid;
-	run.maxactive = cli.maxactive;
-	run.max_recs = cli.max_records;
-	run.run_mode = mode_name(&cli);
-	run.tree_on = cli.tree;
-	run.off_cpu = cli.off_cpu; /* the tracer clears it when it cannot measure */
-	run.tree_full = cli.tree_full;
-	run.all = cli.all;
-	if (cli.trace_out) {
-		timeline.path = cli.trace_out;
-		timeline.reads = cli.trace_reads;
-		run.timeline = &timeline;
-	}
-	run.tree_n = cli.tree_n;
+	describe_run(&cli, &run, &timeline);
 	sc.calib = &builds.b[0].calib;
-	ft_run_clocksource(&run);
 
 	/* Check, discover, prepare, start the tracers (one per build). */
 	err = check_and_discover(&cli, &run, &builds);

@@ -2,9 +2,10 @@
 /*
  * --cachesim's reports: the simulated events per read and per function
  * (text like cg_annotate's, hottest first; JSON; CSV; the plot of events per
- * read versus n), the join beside a kernel trace of the same reads, and
- * --compare algos --metric sim:EVENT. Every figure here is simulated and
- * says so. docs/counters.md explains the fields.
+ * read versus n, in plot.c), the join beside a kernel trace of the same
+ * reads (compare/simulated.c has --compare algos --metric sim:EVENT).
+ * Every figure here is simulated and says so. docs/counters.md explains
+ * the fields.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -17,7 +18,7 @@
 #include "report.h"
 
 /* A count in four significant digits: 987, 12.35k, 4.568M. */
-static const char *count(char *buf, size_t len, double v)
+const char *ft_sim_count(char *buf, size_t len, double v)
 {
 	static const char *const unit[] = {"", "k", "M", "G", "T"};
 	int u = 0;
@@ -57,7 +58,7 @@ static void to_double(double *d, const __u64 *v)
 
 /* ---------- text ---------- */
 
-static void text_header(FILE *f, const struct ft_sim *sim)
+void ft_sim_text_header(FILE *f, const struct ft_sim *sim)
 {
 	static const char *const lvl[3] = {"I1", "D1", "LL"};
 	double run = sim->total[FT_SIM_IR];
@@ -90,10 +91,10 @@ static void text_header(FILE *f, const struct ft_sim *sim)
 		    sim->reads_lib[FT_SIM_IR] + sim->reads_out[FT_SIM_IR]),
 		pct(sim->reads_out[FT_SIM_IR],
 		    sim->reads_lib[FT_SIM_IR] + sim->reads_out[FT_SIM_IR]),
-		count(b, sizeof(b),
-		      run - sim->reads_lib[FT_SIM_IR] - sim->reads_out[FT_SIM_IR] -
-			      sim->warmup[FT_SIM_IR]),
-		count(c, sizeof(c), sim->warmup[FT_SIM_IR]));
+		ft_sim_count(b, sizeof(b),
+			     run - sim->reads_lib[FT_SIM_IR] - sim->reads_out[FT_SIM_IR] -
+				     sim->warmup[FT_SIM_IR]),
+		ft_sim_count(c, sizeof(c), sim->warmup[FT_SIM_IR]));
 	if (sim->rounds < 2) {
 		fprintf(f, "deterministic: unchecked, one round per read (--repeat 2 or more "
 			   "compares the rounds)\n");
@@ -127,10 +128,10 @@ static void text_cells(FILE *f, const struct ft_sim *sim)
 
 			fprintf(f, "%-22s %10" PRIu64, sim->algo[a], (uint64_t)sim->n[j]);
 			for (c = 0; c < sizeof(col) / sizeof(col[0]); c++)
-				fprintf(f, " %7s%s", count(b, sizeof(b), x->lib[col[c]]),
+				fprintf(f, " %7s%s", ft_sim_count(b, sizeof(b), x->lib[col[c]]),
 					x->lo[col[c]] == x->hi[col[c]] ? " " : "~");
 			fprintf(f, " %8.2f %8.2f %10s\n", branch_miss_pct(x->lib),
-				d1_miss_pct(x->lib), count(b, sizeof(b), x->out[FT_SIM_IR]));
+				d1_miss_pct(x->lib), ft_sim_count(b, sizeof(b), x->out[FT_SIM_IR]));
 		}
 }
 
@@ -198,11 +199,12 @@ static void text_funcs(FILE *f, const struct ft_sim *sim, unsigned int a, bool a
 			more++;
 			continue;
 		}
-		fprintf(f, "%8s %5.1f%%", count(b, sizeof(b), ev[FT_SIM_IR] / reads),
+		fprintf(f, "%8s %5.1f%%", ft_sim_count(b, sizeof(b), ev[FT_SIM_IR] / reads),
 			pct(ev[FT_SIM_IR], lib));
 		for (e = 1; e < FT_SIM_NEV; e++)
-			fprintf(f, " %7s", count(b, sizeof(b), ev[e] / reads));
-		fprintf(f, " %8s  %s\n", count(b, sizeof(b), v[i]->calls[a] / reads), v[i]->name);
+			fprintf(f, " %7s", ft_sim_count(b, sizeof(b), ev[e] / reads));
+		fprintf(f, " %8s  %s\n", ft_sim_count(b, sizeof(b), v[i]->calls[a] / reads),
+			v[i]->name);
 		shown++;
 	}
 	if (more)
@@ -211,7 +213,7 @@ static void text_funcs(FILE *f, const struct ft_sim *sim, unsigned int a, bool a
 	for (i = shown = 0; i < sim->nfn && shown < 6; i++)
 		if (!v[i]->library && v[i]->ev[a * FT_SIM_NEV]) {
 			fprintf(f, " %s %s", v[i]->name,
-				count(b, sizeof(b), v[i]->ev[a * FT_SIM_NEV] / reads));
+				ft_sim_count(b, sizeof(b), v[i]->ev[a * FT_SIM_NEV] / reads));
 			shown++;
 		}
 	fputc('\n', f);
@@ -220,7 +222,7 @@ static void text_funcs(FILE *f, const struct ft_sim *sim, unsigned int a, bool a
 
 static void text_report(FILE *f, const struct ft_sim *sim, bool all)
 {
-	text_header(f, sim);
+	ft_sim_text_header(f, sim);
 	text_cells(f, sim);
 	for (unsigned int a = 0; a < sim->nalgo; a++)
 		text_funcs(f, sim, a, all);
@@ -481,10 +483,10 @@ static void join_row(FILE *f, const struct ft_run *run, const struct ft_target *
 	fmt_ns(a, sizeof(a), t->st.count ? (double)x.self / t->st.count : 0, FMT_NS_SIG4);
 	fprintf(f, "%-30.30s %10" PRIu64 " %10.0f%s %10s %9s %8s %8s %7.2f %10.3f\n", t->name,
 		(uint64_t)t->st.count, calls, calls == t->st.count ? " " : "*", a,
-		count(b, sizeof(b), ev[FT_SIM_IR] / per),
-		count(c, sizeof(c), (ev[FT_SIM_D1MR] + ev[FT_SIM_D1MW]) / per),
-		count(d, sizeof(d), (ev[FT_SIM_BCM] + ev[FT_SIM_BIM]) / per), branch_miss_pct(ev),
-		ev[FT_SIM_IR] ? (double)x.self / ev[FT_SIM_IR] : 0);
+		ft_sim_count(b, sizeof(b), ev[FT_SIM_IR] / per),
+		ft_sim_count(c, sizeof(c), (ev[FT_SIM_D1MR] + ev[FT_SIM_D1MW]) / per),
+		ft_sim_count(d, sizeof(d), (ev[FT_SIM_BCM] + ev[FT_SIM_BIM]) / per),
+		branch_miss_pct(ev), ev[FT_SIM_IR] ? (double)x.self / ev[FT_SIM_IR] : 0);
 }
 
 void ft_sim_text_join(FILE *f, const struct ft_run *run)
@@ -502,7 +504,7 @@ void ft_sim_text_join(FILE *f, const struct ft_run *run)
 	join_run = run;
 	qsort(v, n, sizeof(v[0]), by_self);
 	fprintf(f, "\n");
-	text_header(f, run->sim);
+	ft_sim_text_header(f, run->sim);
 	fprintf(f,
 		"\nper function: the kernel's self time (%s, measured) beside the same reads' "
 		"events (simulated),\nper call; * marks a function whose simulated calls differ "
@@ -526,94 +528,4 @@ void ft_sim_text_join(FILE *f, const struct ft_run *run)
 	else if (n)
 		fprintf(f, "  every function was called exactly as often in the kernel as in the "
 			   "simulation: the same code ran\n");
-}
-
-/* ---------- --compare algos --metric sim:EVENT ---------- */
-
-static void compare_text(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev, int base)
-{
-	bool exact = ft_sim_exact(sim, ev);
-	unsigned int a, j;
-	char b[32];
-
-	text_header(f, sim);
-	fprintf(f, "\ncompare algos on sim:%s per read (the library's functions), baseline %s\n",
-		ft_sim_event_name[ev], sim->algo[base]);
-	if (sim->rounds < 2)
-		fprintf(f, "exactness unchecked: one round (--repeat 2 or more compares them)\n");
-	else if (exact)
-		fprintf(f,
-			"exact: every read gave the same count in all %u round%s, so each value "
-			"and ratio is exact: no confidence interval or test is needed\n",
-			sim->rounds, sim->rounds > 1 ? "s" : "");
-	else
-		fprintf(f,
-			"not exact: the count varies across rounds (the cache state a read "
-			"starts from): medians of %u rounds, min and max in --json\n",
-			sim->rounds);
-	fprintf(f, "%10s", "n");
-	for (a = 0; a < sim->nalgo; a++)
-		fprintf(f, " %22.22s%s", sim->algo[a], (int)a == base ? "" : "        ");
-	fputc('\n', f);
-	for (j = 0; j < sim->nn; j++) {
-		double bv = sim->cell[base * sim->nn + j].lib[ev];
-
-		fprintf(f, "%10" PRIu64, (uint64_t)sim->n[j]);
-		for (a = 0; a < sim->nalgo; a++) {
-			double v = sim->cell[a * sim->nn + j].lib[ev];
-
-			fprintf(f, " %22s", count(b, sizeof(b), v));
-			if ((int)a != base)
-				fprintf(f, " %6.3fx", bv > 0 ? v / bv : 0);
-		}
-		fputc('\n', f);
-	}
-}
-
-static void compare_json(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev, int base)
-{
-	unsigned int a, j;
-
-	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace 0.2\", \"mode\": \"compare-cachesim\",\n  "
-		   "  ");
-	ft_sim_json_meta(f, sim);
-	fprintf(f, "},\n  \"compare\": {\"metric\": \"sim:%s\", \"baseline\": ",
-		ft_sim_event_name[ev]);
-	json_str(f, sim->algo[base]);
-	fprintf(f, ", \"exact\": %s, \"rows\": [", ft_sim_exact(sim, ev) ? "true" : "false");
-	for (j = 0; j < sim->nn; j++) {
-		double bv = sim->cell[base * sim->nn + j].lib[ev];
-
-		fprintf(f, "%s\n    {\"n\": %" PRIu64 ", \"variants\": [", j ? "," : "",
-			(uint64_t)sim->n[j]);
-		for (a = 0; a < sim->nalgo; a++) {
-			const struct ft_sim_cell *c = &sim->cell[a * sim->nn + j];
-
-			fprintf(f, "%s{\"name\": ", a ? ", " : "");
-			json_str(f, sim->algo[a]);
-			fprintf(f, ", \"value\": %.1f, \"min\": %" PRIu64 ", \"max\": %" PRIu64,
-				c->lib[ev], (uint64_t)c->lo[ev], (uint64_t)c->hi[ev]);
-			json_field(f, "ratio", bv > 0 ? c->lib[ev] / bv : NAN);
-			fputc('}', f);
-		}
-		fprintf(f, "]}");
-	}
-	fprintf(f, "\n  ]}\n}\n");
-}
-
-int ft_sim_compare_report(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev,
-			  const char *baseline, int output)
-{
-	int base = baseline ? ft_sim_algo_index(sim, baseline) : 0;
-
-	if (base < 0) {
-		fprintf(stderr, "fibtrace: --baseline %s is not one of the compared algorithms\n",
-			baseline);
-		return -FT_EXIT_USAGE;
-	}
-	if (output == FT_OUT_JSON)
-		compare_json(f, sim, ev, base);
-	else
-		compare_text(f, sim, ev, base);
-	return 0;
 }
