@@ -14,14 +14,10 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cachesim.h"
 #include "run.h"
@@ -52,14 +48,19 @@ static unsigned int name_hash(const char *s)
 	return h;
 }
 
-static int hash_insert(struct ft_sim *sim, struct ft_sim_func *fn)
+static void hash_insert(struct ft_sim *sim, struct ft_sim_func *fn)
 {
 	unsigned int i = name_hash(fn->name) & (sim->hash_cap - 1);
 
 	while (sim->hash[i])
 		i = (i + 1) & (sim->hash_cap - 1);
 	sim->hash[i] = fn;
-	return 0;
+}
+
+/* fibdrv/bn_mul.c or /abs/path/fibdrv/bn_aors_tmpl.h: the library's sources */
+static bool library_file(const char *file)
+{
+	return !strncmp(file, "fibdrv/", 7) || strstr(file, "/fibdrv/");
 }
 
 const struct ft_sim_func *ft_sim_func_find(const struct ft_sim *sim, const char *name)
@@ -88,7 +89,7 @@ static struct ft_sim_func *func_get(struct ft_sim *sim, const char *name, const 
 			return NULL;
 		free(fn->file);
 		fn->file = f;
-		fn->library = !strncmp(file, "fibdrv/", 7) || strstr(file, "/fibdrv/");
+		fn->library = library_file(file);
 	}
 	if (fn)
 		return fn;
@@ -124,8 +125,7 @@ static struct ft_sim_func *func_get(struct ft_sim *sim, const char *name, const 
 		free(fn->name), free(fn->file), free(fn->ev), free(fn->calls), free(fn);
 		return NULL;
 	}
-	/* fibdrv/bn_mul.c or /abs/path/fibdrv/bn_aors_tmpl.h: the library's sources */
-	fn->library = !strncmp(file, "fibdrv/", 7) || strstr(file, "/fibdrv/");
+	fn->library = library_file(file);
 	sim->fn[sim->nfn++] = fn;
 	hash_insert(sim, fn);
 	return fn;
@@ -193,6 +193,23 @@ bool ft_sim_func_in_reads(const struct ft_sim *sim, const struct ft_sim_func *fn
 		    (fn->calls[a] || fn->ev[a * FT_SIM_NEV + FT_SIM_IR]))
 			return true;
 	return false;
+}
+
+double ft_sim_func_sum(const struct ft_sim *sim, const struct ft_sim_func *fn,
+		       double ev[FT_SIM_NEV])
+{
+	double calls = 0;
+	unsigned int a;
+	int e;
+
+	for (e = 0; e < FT_SIM_NEV; e++)
+		ev[e] = 0;
+	for (a = 0; a < sim->nalgo; a++) {
+		calls += fn->calls[a];
+		for (e = 0; e < FT_SIM_NEV; e++)
+			ev[e] += fn->ev[a * FT_SIM_NEV + e];
+	}
+	return calls;
 }
 
 bool ft_sim_exact(const struct ft_sim *sim, enum ft_sim_event ev)

@@ -68,7 +68,6 @@ struct ft_sim_opts {
 	const __u64 *n;	   /* every n of the sweep, in order */
 	unsigned int nn;
 	unsigned int rounds; /* --repeat */
-	bool bin;	     /* the reads format to binary (default decimal) */
 	bool verbose;	     /* keep callgrind's output file, print the commands */
 };
 
@@ -138,6 +137,9 @@ const struct ft_sim_cell *ft_sim_cell_find(const struct ft_sim *sim, unsigned in
 int ft_sim_algo_index(const struct ft_sim *sim, const char *name);
 /* Whether @fn was called or ran in a read of algorithm @algo (-1: any), not only at start-up. */
 bool ft_sim_func_in_reads(const struct ft_sim *sim, const struct ft_sim_func *fn, int algo);
+/* @fn's events over every algorithm's reads into @ev; returns the calls into it. */
+double ft_sim_func_sum(const struct ft_sim *sim, const struct ft_sim_func *fn,
+		       double ev[FT_SIM_NEV]);
 /* Whether every round of every read gave the same library count of @ev. */
 bool ft_sim_exact(const struct ft_sim *sim, enum ft_sim_event ev);
 

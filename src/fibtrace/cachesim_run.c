@@ -182,7 +182,8 @@ static int choose_algos(struct ft_sim *sim, const struct ft_sim_opts *o, const s
 	return 0;
 }
 
-/* The harness's command line: build/fibcalc --reads R --algo A,B [--format bin] N... */
+/* The harness's command line: build/fibcalc --reads R --algo A,B N... (decimal, the device's
+ * default) */
 static char **harness_argv(const struct ft_sim *sim, const struct ft_sim_opts *o,
 			   const char *harness, char *algos, size_t len)
 {
@@ -199,10 +200,6 @@ static char **harness_argv(const struct ft_sim *sim, const struct ft_sim_opts *o
 	asprintf(a++, "%u", o->rounds);
 	*a++ = strdup("--algo");
 	*a++ = strdup(algos);
-	if (o->bin) {
-		*a++ = strdup("--format");
-		*a++ = strdup("bin");
-	}
 	for (i = 0; i < o->nn; i++)
 		asprintf(a++, "%" PRIu64, (uint64_t)o->n[i]);
 	return argv;

@@ -184,9 +184,9 @@ static void text_funcs(FILE *f, const struct ft_sim *sim, unsigned int a, bool a
 	for (i = 0; i < sim->nfn; i++)
 		lib += v[i]->library ? v[i]->ev[a * FT_SIM_NEV] : 0;
 	fprintf(f,
-		"\n%s: the library's functions, self events per read (%.0f reads), hottest "
+		"\n%s: the library's functions, self events per read (%.0f read%s), hottest "
 		"first\n%8s %6s",
-		sim->algo[a], reads, "Ir", "%Ir");
+		sim->algo[a], reads, reads > 1 ? "s" : "", "Ir", "%Ir");
 	for (e = 1; e < FT_SIM_NEV; e++)
 		fprintf(f, " %7s", ft_sim_event_name[e]);
 	fprintf(f, " %8s  %s\n", "calls", "function");
@@ -281,20 +281,14 @@ void ft_sim_json_meta(FILE *f, const struct ft_sim *sim)
 void ft_sim_json_func(FILE *f, const struct ft_sim *sim, const char *name)
 {
 	const struct ft_sim_func *fn = sim ? ft_sim_func_find(sim, name) : NULL;
-	double calls = 0;
+	double ev[FT_SIM_NEV], calls;
 
 	if (!fn || !ft_sim_func_in_reads(sim, fn, -1))
 		return;
-	for (unsigned int a = 0; a < sim->nalgo; a++)
-		calls += fn->calls[a];
+	calls = ft_sim_func_sum(sim, fn, ev);
 	fprintf(f, ", \"cachesim\": {\"calls\": %.0f", calls);
-	for (int e = 0; e < FT_SIM_NEV; e++) {
-		double s = 0;
-
-		for (unsigned int a = 0; a < sim->nalgo; a++)
-			s += fn->ev[a * FT_SIM_NEV + e];
-		fprintf(f, ", \"%s\": %.0f", ft_sim_event_name[e], s);
-	}
+	for (int e = 0; e < FT_SIM_NEV; e++)
+		fprintf(f, ", \"%s\": %.0f", ft_sim_event_name[e], ev[e]);
 	fputc('}', f);
 }
 
@@ -333,23 +327,19 @@ void ft_sim_csv_head(FILE *f, const struct ft_sim *sim, bool funcs)
 void ft_sim_csv_func(FILE *f, const struct ft_sim *sim, const char *name)
 {
 	const struct ft_sim_func *fn = sim ? ft_sim_func_find(sim, name) : NULL;
-	__u64 s[FT_SIM_NEV + 1] = {0}; /* calls, then the events */
-	unsigned int a;
+	double ev[FT_SIM_NEV], calls = 0;
 	int e;
 
 	if (!sim)
 		return;
 	if (fn && !ft_sim_func_in_reads(sim, fn, -1))
 		fn = NULL; /* seen only outside the reads (the harness's start-up) */
-	for (a = 0; fn && a < sim->nalgo; a++) {
-		s[0] += fn->calls[a];
-		for (e = 0; e < FT_SIM_NEV; e++)
-			s[e + 1] += fn->ev[a * FT_SIM_NEV + e];
-	}
-	for (e = 0; e <= FT_SIM_NEV; e++) {
+	if (fn)
+		calls = ft_sim_func_sum(sim, fn, ev);
+	for (e = -1; e < FT_SIM_NEV; e++) { /* calls, then the events */
 		fputc(',', f);
 		if (fn) /* empty: a function the simulation does not run (fib_read, the copy) */
-			fprintf(f, "%" PRIu64, (uint64_t)s[e]);
+			fprintf(f, "%.0f", e < 0 ? calls : ev[e]);
 	}
 }
 
@@ -450,58 +440,56 @@ void ft_sim_report(FILE *f, const struct ft_sim *sim, int output, bool all)
 
 /* ---------- beside a kernel trace of the same reads (--cachesim=join) ---------- */
 
-static const struct ft_run *join_run;
+/* A joined function: the kernel's, its simulated twin, its self time (the sort key). */
+struct join_row {
+	const struct ft_target *t;
+	const struct ft_sim_func *fn;
+	struct ft_func_fig x;
+};
 
 static int by_self(const void *x, const void *y)
 {
-	const struct ft_target *a = *(const struct ft_target *const *)x;
-	const struct ft_target *b = *(const struct ft_target *const *)y;
-	struct ft_func_fig fa, fb;
+	const struct join_row *a = x, *b = y;
 
-	ft_func_figures(&join_run->hist, &a->st, join_run->overhead.on, &fa);
-	ft_func_figures(&join_run->hist, &b->st, join_run->overhead.on, &fb);
-	return fa.self < fb.self ? 1 : fa.self > fb.self ? -1 : strcmp(a->name, b->name);
+	return a->x.self < b->x.self   ? 1
+	       : a->x.self > b->x.self ? -1
+				       : strcmp(a->t->name, b->t->name);
 }
 
-static void join_row(FILE *f, const struct ft_run *run, const struct ft_target *t,
-		     const struct ft_sim_func *fn)
+/* One row; returns whether the simulated calls differ from the traced ones. */
+static bool join_row(FILE *f, const struct ft_run *run, const struct join_row *r)
 {
-	const struct ft_sim *sim = run->sim;
-	double ev[FT_SIM_NEV] = {0}, calls = 0, per;
-	struct ft_func_fig x;
+	const struct ft_target *t = r->t;
+	double ev[FT_SIM_NEV], calls = ft_sim_func_sum(run->sim, r->fn, ev), per;
 	char a[32], b[32], c[32], d[32];
-	unsigned int k;
-	int e;
 
-	for (k = 0; k < sim->nalgo; k++) {
-		calls += fn->calls[k];
-		for (e = 0; e < FT_SIM_NEV; e++)
-			ev[e] += fn->ev[k * FT_SIM_NEV + e];
-	}
-	ft_func_figures(&run->hist, &t->st, run->overhead.on, &x);
 	per = calls ? calls : 1;
-	fmt_ns(a, sizeof(a), t->st.count ? (double)x.self / t->st.count : 0, FMT_NS_SIG4);
+	fmt_ns(a, sizeof(a), t->st.count ? (double)r->x.self / t->st.count : 0, FMT_NS_SIG4);
 	fprintf(f, "%-30.30s %10" PRIu64 " %10.0f%s %10s %9s %8s %8s %7.2f %10.3f\n", t->name,
 		(uint64_t)t->st.count, calls, calls == t->st.count ? " " : "*", a,
 		ft_sim_count(b, sizeof(b), ev[FT_SIM_IR] / per),
 		ft_sim_count(c, sizeof(c), (ev[FT_SIM_D1MR] + ev[FT_SIM_D1MW]) / per),
 		ft_sim_count(d, sizeof(d), (ev[FT_SIM_BCM] + ev[FT_SIM_BIM]) / per),
-		branch_miss_pct(ev), ev[FT_SIM_IR] ? (double)x.self / ev[FT_SIM_IR] : 0);
+		branch_miss_pct(ev), ev[FT_SIM_IR] ? (double)r->x.self / ev[FT_SIM_IR] : 0);
+	return calls != t->st.count;
 }
 
 void ft_sim_text_join(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
-	const struct ft_target *v[FT_MAX_SLOTS];
+	struct join_row v[FT_MAX_SLOTS];
 	int k, n = 0, differ = 0;
 
 	for (k = 0; k < tg->count; k++) {
 		const struct ft_sim_func *fn = ft_sim_func_find(run->sim, tg->t[k].name);
 
-		if (tg->t[k].attached && fn && ft_sim_func_in_reads(run->sim, fn, -1))
-			v[n++] = &tg->t[k];
+		if (!tg->t[k].attached || !fn || !ft_sim_func_in_reads(run->sim, fn, -1))
+			continue;
+		v[n].t = &tg->t[k];
+		v[n].fn = fn;
+		ft_func_figures(&run->hist, &tg->t[k].st, run->overhead.on, &v[n].x);
+		n++;
 	}
-	join_run = run;
 	qsort(v, n, sizeof(v[0]), by_self);
 	fprintf(f, "\n");
 	ft_sim_text_header(f, run->sim);
@@ -511,19 +499,12 @@ void ft_sim_text_join(FILE *f, const struct ft_run *run)
 		"from the traced ones\n%-30s %10s %11s %10s %9s %8s %8s %7s %10s\n",
 		run->overhead.on ? "compensated" : "raw", "function", "calls", "sim calls",
 		"self/call", "Ir/call", "D1m/call", "Bm/call", "br-miss%", "ns per Ir");
-	for (k = 0; k < n; k++) {
-		const struct ft_sim_func *fn = ft_sim_func_find(run->sim, v[k]->name);
-		double calls = 0;
-
-		for (unsigned int a = 0; a < run->sim->nalgo; a++)
-			calls += fn->calls[a];
-		differ += calls != v[k]->st.count;
-		join_row(f, run, v[k], fn);
-	}
+	for (k = 0; k < n; k++)
+		differ += join_row(f, run, &v[k]);
 	if (differ)
 		fprintf(f,
 			"  %d function%s called a different number of times in the kernel: "
-			"lost or extra traced calls, or another build of the code\n",
+			"calls outside the reads, lost calls, or another build of the code\n",
 			differ, differ > 1 ? "s" : "");
 	else if (n)
 		fprintf(f, "  every function was called exactly as often in the kernel as in the "
