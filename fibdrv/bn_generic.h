@@ -31,37 +31,27 @@ static inline size_t bn_sub_n_x4(u64 *r, const u64 *a, const u64 *b, size_t n, u
 	return 0;
 }
 
-/* The multiplication block kernels are never used; they stay correct. */
-static inline int bn_mul_x4_ok(size_t n)
+/* No multiplication row kernel: bn_mul_1.c's C loops do the rows. */
+static inline int bn_mul_k_ok(void)
 {
-	(void)n;
 	return 0;
 }
 
-static inline u64 bn_addmul_1_x4(u64 *r, const u64 *a, size_t blocks, u64 b, u64 cy)
+static inline u64 bn_addmul_1_k(u64 *r, const u64 *a, size_t n, u64 b)
 {
-	size_t i;
-
-	for (i = 0; i < 4 * blocks; i++) {
-		unsigned __int128 t = (unsigned __int128)a[i] * b + r[i] + cy;
-
-		r[i] = (u64)t;
-		cy = (u64)(t >> 64);
-	}
-	return cy;
+	(void)r, (void)a, (void)n, (void)b;
+	return 0;
 }
 
-static inline u64 bn_mul_1_x4(u64 *r, const u64 *a, size_t blocks, u64 b, u64 cy)
+static inline u64 bn_mul_1_k(u64 *r, const u64 *a, size_t n, u64 b)
 {
-	size_t i;
+	(void)r, (void)a, (void)n, (void)b;
+	return 0;
+}
 
-	for (i = 0; i < 4 * blocks; i++) {
-		unsigned __int128 t = (unsigned __int128)a[i] * b + cy;
-
-		r[i] = (u64)t;
-		cy = (u64)(t >> 64);
-	}
-	return cy;
+static inline void bn_sqr_diag_k(u64 *r, const u64 *a, size_t n)
+{
+	(void)r, (void)a, (void)n;
 }
 
 #endif /* FIBDRV_BN_GENERIC_H */

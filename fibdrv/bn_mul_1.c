@@ -37,30 +37,22 @@ static u64 bn_addmul_1_c(u64 *r, const u64 *a, size_t n, u64 b)
 }
 
 /*
- * The machine layer's block kernel, after n % 4 limbs in C, when it may.
- * One body for the traced entry points and for the schoolbook rows below,
- * which call it inline: a row of a product below the Karatsuba threshold
- * is at most 27 limbs, where a call per row cost a fifth of the row.
+ * The machine layer's row kernel when it may, else the C loop.  One body
+ * for the traced entry points and for the schoolbook rows below, which
+ * call it inline: a row of a product below the Karatsuba threshold is at
+ * most 27 limbs, where a call per row cost a fifth of the row.
  */
 static __always_inline u64 mul_1_row(u64 *r, const u64 *a, size_t n, u64 b)
 {
-	if (bn_mul_x4_ok(n)) {
-		size_t head = n & 3;
-		u64 cy = bn_mul_1_c(r, a, head, b);
-
-		return bn_mul_1_x4(r + head, a + head, n / 4, b, cy);
-	}
+	if (bn_mul_k_ok())
+		return bn_mul_1_k(r, a, n, b);
 	return bn_mul_1_c(r, a, n, b);
 }
 
 static __always_inline u64 addmul_1_row(u64 *r, const u64 *a, size_t n, u64 b)
 {
-	if (bn_mul_x4_ok(n)) {
-		size_t head = n & 3;
-		u64 cy = bn_addmul_1_c(r, a, head, b);
-
-		return bn_addmul_1_x4(r + head, a + head, n / 4, b, cy);
-	}
+	if (bn_mul_k_ok())
+		return bn_addmul_1_k(r, a, n, b);
 	return bn_addmul_1_c(r, a, n, b);
 }
 
@@ -133,6 +125,10 @@ noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
 	}
 	r[2 * n - 1] = 0;
 	/* double them and add the squares a[i]^2 */
+	if (bn_mul_k_ok()) {
+		bn_sqr_diag_k(r, a, n);
+		return;
+	}
 	top = 0;
 	cy = 0;
 	for (i = 0; i < n; i++) {

@@ -8,9 +8,10 @@
  *   bn_udiv_qrnnd()            128/64 division (divq)
  *   bn_add_n_x4(), bn_sub_n_x4()
  *                              adc/sbb chains over 4-limb blocks
- *   bn_mul_x4_ok()             may bn_mul_1_x4()/bn_addmul_1_x4() be used
- *   bn_mul_1_x4(), bn_addmul_1_x4()
- *                              mulx + adcx/adox over 4-limb blocks
+ *   bn_mul_k_ok()              may bn_mul_1_k()/bn_addmul_1_k() be used
+ *   bn_mul_1_k(), bn_addmul_1_k()
+ *                              a row, mulx + adcx/adox
+ *   bn_sqr_diag_k()            a squaring's doubling and diagonal
  */
 #ifndef FIBDRV_BN_X86_H
 #define FIBDRV_BN_X86_H
@@ -96,8 +97,10 @@ static inline size_t bn_sub_n_x4(u64 *r, const u64 *a, const u64 *b, size_t n, u
 /*
  * mulx + adcx/adox: two independent carry chains (CF for the product
  * high limbs, OF for the addition of r), about 2x faster than the C loop.
- * The loop counter runs from -n up to 0 with lea/jrcxz, which keep the
- * flags.  Used only when the CPU has BMI2 and ADX, for n >= 8 limbs.
+ * One asm block per row, any length: n % 4 limbs one at a time, then
+ * 4-limb blocks, the carries staying in CF/OF throughout.  The counters run
+ * from -n up to 0 with lea/jrcxz, which keep the flags.  Used only when the
+ * CPU has BMI2 and ADX.
  */
 static inline int bn_use_mulx(void)
 {
@@ -108,82 +111,129 @@ static inline int bn_use_mulx(void)
 	return state > 0;
 }
 
-static inline int bn_mul_x4_ok(size_t n)
+static inline int bn_mul_k_ok(void)
 {
-	return n >= 8 && bn_use_mulx();
+	return bn_use_mulx();
 }
 
-/* r[0 .. 4 blocks) += a * b, the first carry in is cy; returns the carry */
-static inline u64 bn_addmul_1_x4(u64 *r, const u64 *a, size_t blocks, u64 b, u64 cy)
-{
-	const u64 *ae = a + 4 * blocks;
-	u64 *re = r + 4 * blocks;
-	long i = -4 * (long)blocks;
-	u64 lo, hi, zero;
+/* clang-format off */
+/* one limb, then the high limb moves to cy: the head of a row */
+#define BN_X86_MULX_1(add_r)							\
+	"mulx (%[ae],%[i],8), %[lo], %[hi]\n\t"					\
+	"adcx %[cy], %[lo]\n\t"							\
+	add_r("(%[re],%[i],8)", "%[lo]")							\
+	"movq %[lo], (%[re],%[i],8)\n\t"					\
+	"movq %[hi], %[cy]\n\t"
+/* four limbs at index c, the high limbs alternating between hi and cy */
+#define BN_X86_MULX_4(add_r)							\
+	"mulx (%[ae],%[c],8), %[lo], %[hi]\n\t"					\
+	"adcx %[cy], %[lo]\n\t"							\
+	add_r("(%[re],%[c],8)", "%[lo]")							\
+	"movq %[lo], (%[re],%[c],8)\n\t"					\
+	"mulx 8(%[ae],%[c],8), %[lo], %[cy]\n\t"				\
+	"adcx %[hi], %[lo]\n\t"							\
+	add_r("8(%[re],%[c],8)", "%[lo]")						\
+	"movq %[lo], 8(%[re],%[c],8)\n\t"					\
+	"mulx 16(%[ae],%[c],8), %[lo], %[hi]\n\t"				\
+	"adcx %[cy], %[lo]\n\t"							\
+	add_r("16(%[re],%[c],8)", "%[lo]")						\
+	"movq %[lo], 16(%[re],%[c],8)\n\t"					\
+	"mulx 24(%[ae],%[c],8), %[lo], %[cy]\n\t"				\
+	"adcx %[hi], %[lo]\n\t"							\
+	add_r("24(%[re],%[c],8)", "%[lo]")						\
+	"movq %[lo], 24(%[re],%[c],8)\n\t"
+#define BN_X86_ADD_R(src, dst) "adox " src ", " dst "\n\t"
+#define BN_X86_NO_R(src, dst) ""
+/*
+ * r[0 .. n) = (add ? r : 0) + a * b; returns the carry limb.  One body
+ * for both operations: add_r is BN_X86_ADD_R or BN_X86_NO_R.
+ */
+#define BN_X86_MULX_ROW(add_r, r_, a_, n_, b_, cy_)					\
+	do {										\
+		const u64 *ae = (a_) + (n_);						\
+		u64 *re = (r_) + (n_);							\
+		long i = -(long)(n_), c = -(long)((n_) & 3);				\
+		u64 lo, hi, zero;							\
+											\
+		__asm__ volatile(							\
+			"xorl %k[zero], %k[zero]\n\t" /* CF = OF = 0 */		\
+			"jrcxz 2f\n\t"							\
+			"1:\n\t"							\
+			BN_X86_MULX_1(add_r)						\
+			"leaq 1(%[i]), %[i]\n\t"					\
+			"leaq 1(%[c]), %[c]\n\t"					\
+			"jrcxz 2f\n\t"							\
+			"jmp 1b\n\t"							\
+			"2:\n\t"							\
+			"movq %[i], %[c]\n\t"						\
+			"jrcxz 4f\n\t"							\
+			"3:\n\t"							\
+			BN_X86_MULX_4(add_r)						\
+			"leaq 4(%[c]), %[c]\n\t"					\
+			"jrcxz 4f\n\t"							\
+			"jmp 3b\n\t"							\
+			"4:\n\t"							\
+			"adcx %[zero], %[cy]\n\t"					\
+			add_r("%[zero]", "%[cy]")						\
+			: [c] "+c"(c), [i] "+r"(i), [lo] "=&r"(lo), [hi] "=&r"(hi),	\
+			  [cy] "+r"(cy_), [zero] "=&r"(zero)				\
+			: [ae] "r"(ae), [re] "r"(re), "d"(b_)				\
+			: "cc", "memory");						\
+	} while (0)
+/* clang-format on */
 
-	__asm__ volatile(
-		"xorl %k[zero], %k[zero]\n\t" /* CF = OF = 0 */
-		"1:\n\t"
-		"mulx (%[ae],%[i],8), %[lo], %[hi]\n\t"
-		"adcx %[cy], %[lo]\n\t"
-		"adox (%[re],%[i],8), %[lo]\n\t"
-		"movq %[lo], (%[re],%[i],8)\n\t"
-		"mulx 8(%[ae],%[i],8), %[lo], %[cy]\n\t"
-		"adcx %[hi], %[lo]\n\t"
-		"adox 8(%[re],%[i],8), %[lo]\n\t"
-		"movq %[lo], 8(%[re],%[i],8)\n\t"
-		"mulx 16(%[ae],%[i],8), %[lo], %[hi]\n\t"
-		"adcx %[cy], %[lo]\n\t"
-		"adox 16(%[re],%[i],8), %[lo]\n\t"
-		"movq %[lo], 16(%[re],%[i],8)\n\t"
-		"mulx 24(%[ae],%[i],8), %[lo], %[cy]\n\t"
-		"adcx %[hi], %[lo]\n\t"
-		"adox 24(%[re],%[i],8), %[lo]\n\t"
-		"movq %[lo], 24(%[re],%[i],8)\n\t"
-		"leaq 4(%[i]), %[i]\n\t"
-		"jrcxz 2f\n\t"
-		"jmp 1b\n\t"
-		"2:\n\t"
-		"adcx %[zero], %[cy]\n\t"
-		"adox %[zero], %[cy]\n\t"
-		: [i] "+c"(i), [lo] "=&r"(lo), [hi] "=&r"(hi), [cy] "+r"(cy), [zero] "=&r"(zero)
-		: [ae] "r"(ae), [re] "r"(re), "d"(b)
-		: "cc", "memory");
+/* r[0 .. n) += a * b; returns the carry limb (any n, 0 included) */
+static inline u64 bn_addmul_1_k(u64 *r, const u64 *a, size_t n, u64 b)
+{
+	u64 cy = 0;
+
+	BN_X86_MULX_ROW(BN_X86_ADD_R, r, a, n, b, cy);
 	return cy;
 }
 
-/* r[0 .. 4 blocks) = a * b + cy; returns the carry limb */
-static inline u64 bn_mul_1_x4(u64 *r, const u64 *a, size_t blocks, u64 b, u64 cy)
+/* r[0 .. n) = a * b; returns the carry limb */
+static inline u64 bn_mul_1_k(u64 *r, const u64 *a, size_t n, u64 b)
 {
-	const u64 *ae = a + 4 * blocks;
-	u64 *re = r + 4 * blocks;
-	long i = -4 * (long)blocks;
-	u64 lo, hi, zero;
+	u64 cy = 0;
 
-	__asm__ volatile(
-		"xorl %k[zero], %k[zero]\n\t" /* CF = 0 */
-		"1:\n\t"
-		"mulx (%[ae],%[i],8), %[lo], %[hi]\n\t"
-		"adcx %[cy], %[lo]\n\t"
-		"movq %[lo], (%[re],%[i],8)\n\t"
-		"mulx 8(%[ae],%[i],8), %[lo], %[cy]\n\t"
-		"adcx %[hi], %[lo]\n\t"
-		"movq %[lo], 8(%[re],%[i],8)\n\t"
-		"mulx 16(%[ae],%[i],8), %[lo], %[hi]\n\t"
-		"adcx %[cy], %[lo]\n\t"
-		"movq %[lo], 16(%[re],%[i],8)\n\t"
-		"mulx 24(%[ae],%[i],8), %[lo], %[cy]\n\t"
-		"adcx %[hi], %[lo]\n\t"
-		"movq %[lo], 24(%[re],%[i],8)\n\t"
-		"leaq 4(%[i]), %[i]\n\t"
-		"jrcxz 2f\n\t"
-		"jmp 1b\n\t"
-		"2:\n\t"
-		"adcx %[zero], %[cy]\n\t"
-		: [i] "+c"(i), [lo] "=&r"(lo), [hi] "=&r"(hi), [cy] "+r"(cy), [zero] "=&r"(zero)
-		: [ae] "r"(ae), [re] "r"(re), "d"(b)
-		: "cc", "memory");
+	BN_X86_MULX_ROW(BN_X86_NO_R, r, a, n, b, cy);
 	return cy;
+}
+
+/*
+ * r[0 .. 2n) = 2 r + the squares a[i]^2 at limb 2i: the diagonal of a
+ * squaring.  adcx x, x doubles along the CF chain (the top bit of each limb
+ * carries into the next), adox adds the squares along OF.  The result must
+ * fit in 2n limbs (it does for a square's off-diagonal half).
+ */
+static inline void bn_sqr_diag_k(u64 *r, const u64 *a, size_t n)
+{
+	const u64 *ae = a + n;
+	long c = -(long)n;
+	u64 lo, hi, x0, x1, d;
+
+	__asm__ volatile("xorl %k[lo], %k[lo]\n\t" /* CF = OF = 0 */
+			 "jrcxz 2f\n\t"
+			 "1:\n\t"
+			 "movq (%[ae],%[c],8), %[d]\n\t"
+			 "mulx %[d], %[lo], %[hi]\n\t"
+			 "movq (%[r]), %[x0]\n\t"
+			 "movq 8(%[r]), %[x1]\n\t"
+			 "adcx %[x0], %[x0]\n\t"
+			 "adox %[lo], %[x0]\n\t"
+			 "adcx %[x1], %[x1]\n\t"
+			 "adox %[hi], %[x1]\n\t"
+			 "movq %[x0], (%[r])\n\t"
+			 "movq %[x1], 8(%[r])\n\t"
+			 "leaq 16(%[r]), %[r]\n\t"
+			 "leaq 1(%[c]), %[c]\n\t"
+			 "jrcxz 2f\n\t"
+			 "jmp 1b\n\t"
+			 "2:\n\t"
+			 : [c] "+c"(c), [r] "+r"(r), [lo] "=&r"(lo), [hi] "=&r"(hi), [x0] "=&r"(x0),
+			   [x1] "=&r"(x1), [d] "=&d"(d)
+			 : [ae] "r"(ae)
+			 : "cc", "memory");
 }
 
 #endif /* FIBDRV_BN_X86_H */
