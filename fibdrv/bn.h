@@ -26,10 +26,18 @@
  * build/bench/bn_bench --tune on the project machine (AMD EPYC, gcc 12 -O2).
  * See docs/bignum.md for the measurement.
  */
+#ifndef BN_MUL_KARATSUBA_THRESHOLD
 #define BN_MUL_KARATSUBA_THRESHOLD 28
+#endif
+#ifndef BN_SQR_KARATSUBA_THRESHOLD
 #define BN_SQR_KARATSUBA_THRESHOLD 52
+#endif
+#ifndef BN_MUL_TOOM3_THRESHOLD
 #define BN_MUL_TOOM3_THRESHOLD 144
+#endif
+#ifndef BN_SQR_TOOM3_THRESHOLD
 #define BN_SQR_TOOM3_THRESHOLD 180
+#endif
 #ifndef BN_MUL_NTT_THRESHOLD
 #define BN_MUL_NTT_THRESHOLD 5500
 #endif

@@ -162,4 +162,13 @@ const char *ft_sim_count(char *buf, size_t len, double v);
 int ft_sim_compare_report(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev,
 			  const char *baseline, int output);
 
+/*
+ * cachesim_cli.c, for main(): --cachesim alone or --metric sim:EVENT (no kernel, no
+ * root; returns the exit status), and --cachesim=join's simulation of the traced
+ * sweep's algorithms into @sim, kept in @run for its report (0 or -FT_EXIT_*).
+ */
+struct ft_cli;
+int ft_sim_cli_only(const struct ft_cli *cli);
+int ft_sim_cli_join(const struct ft_cli *cli, struct ft_run *run, struct ft_sim *sim);
+
 #endif

@@ -223,86 +223,6 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 }
 
 /* The report on stdout reached it (a full disk, a closed pipe): 0, or exit 1 and why. */
-static int flushed(void)
-{
-	if (!fflush(stdout) && !ferror(stdout))
-		return FT_EXIT_OK;
-	fprintf(stderr, "fibtrace: writing the report failed: %s\n", strerror(errno));
-	return FT_EXIT_ERROR;
-}
-
-/* ---------- --cachesim: the same reads simulated in user space ---------- */
-
-/* The sweep's reads under callgrind (cachesim.c); @algos NULL: the library's default. */
-static int simulate(const struct ft_cli *cli, const char *algos, struct ft_sim *sim)
-{
-	struct ft_sim_opts o = {
-		.geometry = cli->sim_cache,
-		.algos = algos,
-		.rounds = cli->repeat,
-		.verbose = cli->verbose,
-	};
-	uint64_t count = u64_range_count(&cli->range), v = cli->range.first;
-	__u64 *n;
-	int err;
-
-	if (count > FT_SIM_MAX_N) {
-		fprintf(stderr,
-			"fibtrace: --cachesim simulates at most %d distinct n; --sweep holds "
-			"%" PRIu64 " (a larger STEP)\n",
-			FT_SIM_MAX_N, count);
-		return -FT_EXIT_USAGE;
-	}
-	n = malloc(count * sizeof(*n));
-	if (!n)
-		return -FT_EXIT_ERROR;
-	for (o.nn = 0; o.nn < count; o.nn++, v += cli->range.step)
-		n[o.nn] = v;
-	o.n = n;
-	err = ft_sim_run(sim, &o);
-	free(n);
-	return err;
-}
-
-/* --cachesim alone, or --compare algos --metric sim:EVENT: no kernel, no root. */
-static int simulate_only(const struct ft_cli *cli)
-{
-	struct ft_sim sim = {};
-	int err = simulate(cli, cli->algo_list, &sim);
-
-	if (!err && cli->sim_metric >= 0)
-		err = ft_sim_compare_report(stdout, &sim, cli->sim_metric, cli->cmp.baseline,
-					    ft_cli_output(cli));
-	else if (!err)
-		ft_sim_report(stdout, &sim, ft_cli_output(cli), cli->all);
-	if (!err)
-		err = flushed();
-	if (!err && cli->plot && ft_sim_plot(&sim, cli->plot))
-		err = FT_EXIT_ERROR;
-	ft_sim_free(&sim);
-	return err < 0 ? -err : err;
-}
-
-/* --cachesim=join: the traced sweep's algorithms (or the device's default) simulated. */
-static int simulate_join(const struct ft_cli *cli, struct ft_run *run, struct ft_sim *sim)
-{
-	char name[FIBDRV_ALGO_NAME_MAX];
-	int fd, err;
-
-	if (!cli->algo_list) {
-		fd = fibdev_open(cli->device, NULL, -1, "fibtrace");
-		err = fd < 0 || fibdev_get_algo(fd, name, sizeof(name));
-		if (fd >= 0)
-			close(fd);
-		if (err)
-			return -FT_EXIT_ERROR;
-	}
-	err = simulate(cli, cli->algo_list ? cli->algo_list : name, sim);
-	if (!err)
-		run->sim = sim;
-	return err;
-}
-
 /* ---------- one run ---------- */
 
 static const char *mode_name(const struct ft_cli *cli)
@@ -330,10 +250,10 @@ static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compar
 
 	if (cmp) {
 		err = ft_compare_report(cmp, run, stdout);
-		return flushed() ? FT_EXIT_ERROR : err;
+		return ft_report_flushed() ? FT_EXIT_ERROR : err;
 	}
 	ft_report(stdout, run, ft_cli_output(cli), cli->hists);
-	if (flushed())
+	if (ft_report_flushed())
 		return FT_EXIT_ERROR;
 	if (cli->plot && ft_plot(run, cli->plot))
 		return FT_EXIT_ERROR;
@@ -546,7 +466,7 @@ int main(int argc, char **argv)
 	if (ft_cli_parse(&cli, argc, argv, 0))
 		return FT_EXIT_USAGE;
 	if (cli.cachesim == FT_SIM_ONLY) /* simulated in user space: nothing is traced */
-		return simulate_only(&cli);
+		return ft_sim_cli_only(&cli);
 	verbose = cli.verbose;
 	libbpf_set_print(libbpf_print_fn);
 	/*
@@ -585,12 +505,12 @@ int main(int argc, char **argv)
 	if (cli.interval) {
 		/* collects the last interval itself */
 		ft_watch_report(&watch, &cli, &run, builds.b[0].tr);
-		if (flushed() && ret == FT_EXIT_OK)
+		if (ft_report_flushed() && ret == FT_EXIT_OK)
 			ret = FT_EXIT_ERROR;
 	} else {
 		ft_builds_collect(&builds);
 		detach_tracers(&builds);
-		if (cli.cachesim == FT_SIM_JOIN && (err = simulate_join(&cli, &run, &sim))) {
+		if (cli.cachesim == FT_SIM_JOIN && (err = ft_sim_cli_join(&cli, &run, &sim))) {
 			ret = -err;
 			goto cleanup;
 		}

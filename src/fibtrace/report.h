@@ -28,6 +28,7 @@ enum ft_hists { FT_HISTS_NONE, FT_HISTS_READ, FT_HISTS_ALL };
  */
 void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists);
 void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists);
+int ft_report_flushed(void); /* stdout flushed: FT_EXIT_OK, or FT_EXIT_ERROR with a message */
 /*
  * The JSON document. With @section, ",\n" then section(f, ctx), which
  * prints more top-level members (--compare's), then the closing brace.

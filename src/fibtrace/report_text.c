@@ -6,8 +6,10 @@
  * percentiles come from the histogram buckets; per-n statistics from the
  * per-read records (aggregate.h says how).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -429,6 +431,15 @@ void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hi
 		ft_report_csv(f, run);
 	else
 		ft_report_text(f, run, hists);
+}
+
+/* 0 when everything printed to stdout reached it, else FT_EXIT_ERROR with a message */
+int ft_report_flushed(void)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return FT_EXIT_OK;
+	fprintf(stderr, "fibtrace: writing the report failed: %s\n", strerror(errno));
+	return FT_EXIT_ERROR;
 }
 
 void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists)
