@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * bn_bench - user-space timing of the fibdrv big-number algorithms and
- * decimal conversions against GMP (mpz_fib_ui, mpz_get_str), n = 10^2..10^7.
+ * decimal conversions against GMP (mpz_fib_ui, mpz_get_str), n = 10^2..10^7,
+ * and F(10^8) with the default algorithm past its cap.
  *
  *   build/bench/bn_bench [--json FILE] [--max-n N] [--tune]
  *
@@ -72,6 +73,17 @@ static int run_fib(void *p)
 	struct fib_ctx *c = p;
 	struct fib_value v = FIB_VALUE_INIT;
 	int err = fib_compute(c->algo, c->n, &v);
+
+	fib_value_release(&v);
+	return err;
+}
+
+/* past the device's cap (fib_compute refuses it): the algorithm itself */
+static int run_fib_uncapped(void *p)
+{
+	struct fib_ctx *c = p;
+	struct fib_value v = FIB_VALUE_INIT;
+	int err = c->algo->compute(c->n, &v);
 
 	fib_value_release(&v);
 	return err;
@@ -159,29 +171,33 @@ static int run_mul(void *p)
 		case 7:
 			bn_sqr_ntt(c->r, c->a, c->n, c->s);
 			break;
+		case 8:
+			bn_sqr_toom4(c->r, c->a, c->n, c->s);
+			break;
 		}
 	}
 	return 0;
 }
 
-/* Toom-3 against the NTT, n = 500 .. 40000 limbs (ns per product) */
+/* Toom-3 (and Toom-4 for squares) against the NTT, n = 500 .. 40000 limbs (ns per product) */
 static void tune_ntt(struct mul_ctx *c)
 {
 	size_t n;
 
-	printf("\n| n | toom3 | ntt | (ns per mul, then per sqr)\n");
+	printf("\n| n | toom3 | ntt | (ns per mul, then per sqr: toom3 toom4 ntt)\n");
 	for (n = 500; n <= 40000; n += n < 4000 ? 250 : (n < 10000 ? 1000 : 5000)) {
-		double t[4];
+		double t[5];
 		int w;
 
 		c->n = n;
 		c->iters = n < 2000 ? 10 : 1;
-		for (w = 0; w < 4; w++) {
-			c->which = (int[]){2, 6, 5, 7}[w];
+		for (w = 0; w < 5; w++) {
+			c->which = (int[]){2, 6, 5, 7, 8}[w];
 			t[w] = best_ns(run_mul, c) / c->iters;
 		}
-		printf("| %5zu | mul %10.0f %10.0f %5.2f | sqr %10.0f %10.0f %5.2f |\n", n, t[0],
-		       t[1], t[1] / t[0], t[2], t[3], t[3] / t[2]);
+		printf("| %5zu | mul %10.0f %10.0f %5.2f | sqr %10.0f %10.0f %10.0f %5.2f |\n", n,
+		       t[0], t[1], t[1] / t[0], t[2], t[4], t[3],
+		       t[3] / (t[4] < t[2] ? t[4] : t[2]));
 	}
 }
 
@@ -281,6 +297,14 @@ int main(int argc, char **argv)
 		free(dc.buf);
 		mpz_clear(dc.z);
 		fib_value_release(&v);
+	}
+
+	/* F(10^8): the default algorithm past its cap (a read would be refused) */
+	if (max_n >= 10000000) {
+		struct fib_ctx fc = {fib_algo_default(), 100000000UL};
+
+		add_row(fc.n, fc.algo->name, "fib", best_ns(run_fib_uncapped, &fc),
+			best_ns(run_gmp_fib, &fc));
 	}
 
 	/* peak memory of one F(n) computation + decimal formatting, n = 10^6, 10^7 */

@@ -38,6 +38,9 @@
 #ifndef BN_SQR_TOOM3_THRESHOLD
 #define BN_SQR_TOOM3_THRESHOLD 180
 #endif
+#ifndef BN_SQR_TOOM4_THRESHOLD
+#define BN_SQR_TOOM4_THRESHOLD 1400
+#endif
 #ifndef BN_MUL_NTT_THRESHOLD
 #define BN_MUL_NTT_THRESHOLD 5500
 #endif
@@ -75,6 +78,8 @@ u64 bn_submul_1(u64 *r, const u64 *a, size_t n, u64 b);
 u64 bn_divrem_1(u64 *q, const u64 *a, size_t n, u64 d);
 /* r = a / 3 where 3 divides a exactly (also for two's complement a). */
 void bn_divexact_by3(u64 *r, const u64 *a, size_t n);
+/* r = a / 5 where 5 divides a exactly (Toom-4). */
+void bn_divexact_by5(u64 *r, const u64 *a, size_t n);
 /* compare a and b (n limbs each): -1, 0, 1 */
 int bn_cmp_n(const u64 *a, const u64 *b, size_t n);
 /* compare a (an limbs) and b (bn limbs), both may have leading zeros */
@@ -107,6 +112,7 @@ void bn_mul_karatsuba(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch
 void bn_sqr_karatsuba(u64 *r, const u64 *a, size_t n, u64 *scratch);
 void bn_mul_toom3(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch);
 void bn_sqr_toom3(u64 *r, const u64 *a, size_t n, u64 *scratch);
+void bn_sqr_toom4(u64 *r, const u64 *a, size_t n, u64 *scratch);
 /*
  * Number-theoretic transforms (bn_ntt.c): r = a b, an + bn limbs, or a^2,
  * 2n limbs; scratch bn_ntt_itch(product limbs, squaring?) limbs.  The

@@ -44,9 +44,12 @@ noinline u64 bn_divrem_1(u64 *q, const u64 *a, size_t n, u64 d)
 	return r >> s;
 }
 
-#define BN_INV3 0xAAAAAAAAAAAAAAABULL
-
-noinline void bn_divexact_by3(u64 *r, const u64 *a, size_t n)
+/*
+ * r = a / d for a small odd d dividing a exactly: each quotient limb is the
+ * limb (less the borrow) times d's inverse modulo 2^64, the borrow the high
+ * half of quotient limb times d.  One body for both divisors.
+ */
+static __always_inline void divexact_odd(u64 *r, const u64 *a, size_t n, u64 d, u64 dinv)
 {
 	u64 c = 0;
 	size_t i;
@@ -57,10 +60,20 @@ noinline void bn_divexact_by3(u64 *r, const u64 *a, size_t n)
 		u64 qi;
 
 		c = ai < c;
-		qi = s * BN_INV3;
+		qi = s * dinv;
 		r[i] = qi;
-		c += (u64)(((bn_u128)qi * 3) >> 64);
+		c += (u64)(((bn_u128)qi * d) >> 64);
 	}
+}
+
+noinline void bn_divexact_by3(u64 *r, const u64 *a, size_t n)
+{
+	divexact_odd(r, a, n, 3, 0xAAAAAAAAAAAAAAABULL);
+}
+
+noinline void bn_divexact_by5(u64 *r, const u64 *a, size_t n)
+{
+	divexact_odd(r, a, n, 5, 0xCCCCCCCCCCCCCCCDULL);
 }
 
 /* ---- Newton inverse ---------------------------------------------------- */

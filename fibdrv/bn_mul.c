@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * bn_mul.c - products and squarings above the schoolbook ones: Karatsuba
- * (Toom-2) and Toom-3, each with a dedicated squaring, the dispatchers
- * bn_mul_n()/bn_sqr_n() that pick basecase, Karatsuba or Toom-3 by size,
+ * (Toom-2) and Toom-3, each with a dedicated squaring, a Toom-4 squaring,
+ * the dispatchers bn_mul_n()/bn_sqr_n() that pick the method by size,
  * the unbalanced product bn_mul() and the scratch sizes (*_itch).
  *
  * The dispatchers stay in this file: they and the algorithms call each
@@ -235,6 +235,140 @@ noinline void bn_sqr_toom3(u64 *r, const u64 *a, size_t n, u64 *scratch)
 	bn_toom3_interpolate(r, n, k, l, w1, wm1, wm2, tmp);
 }
 
+/* ---- Toom-4 squaring -------------------------------------------------- */
+
+static inline size_t bn_toom4_k(size_t n)
+{
+	return (n + 3) / 4;
+}
+
+/* x (k + 1 limbs) = 2 x + y (yn <= k limbs) */
+static void bn_toom4_horner(u64 *x, size_t k, const u64 *y, size_t yn)
+{
+	bn_lshift(x, x, k + 1, 1);
+	bn_add(x, x, k + 1, y, yn);
+}
+
+/*
+ * a = a3 x^3 + a2 x^2 + a1 x + a0 (k, k, k, l limbs) at 1, -1, 2, -2 and
+ * 1/2 (times 8), k + 1 limbs each.  A square needs no signs: |a(-1)| and
+ * |a(-2)|.  tmp: k + 1 limbs.
+ */
+static void bn_toom4_eval_sqr(u64 *p1, u64 *pm1, u64 *p2, u64 *pm2, u64 *ph, const u64 *a, size_t k,
+			      size_t l, u64 *tmp)
+{
+	const u64 *a0 = a, *a1 = a + k, *a2 = a + 2 * k, *a3 = a + 3 * k;
+	u64 *e = tmp;
+
+	/* a(+-1) = (a0 + a2) +- (a1 + a3) */
+	e[k] = bn_add_n(e, a0, a2, k);
+	p1[k] = bn_add(p1, a1, k, a3, l);
+	bn_abs_sub_n(pm1, e, p1, k + 1);
+	bn_add_n(p1, p1, e, k + 1);
+	/* a(+-2) = (a0 + 4 a2) +- 2 (a1 + 4 a3) */
+	e[k] = bn_lshift(e, a2, k, 2);
+	e[k] += bn_add_n(e, e, a0, k);
+	p2[l] = bn_lshift(p2, a3, l, 2);
+	bn_zero(p2 + l + 1, k - l);
+	p2[k] += bn_add_n(p2, p2, a1, k);
+	bn_lshift(p2, p2, k + 1, 1);
+	bn_abs_sub_n(pm2, e, p2, k + 1);
+	bn_add_n(p2, p2, e, k + 1);
+	/* 8 a(1/2) = ((2 a0 + a1) 2 + a2) 2 + a3 */
+	bn_copyi(ph, a0, k);
+	ph[k] = 0;
+	bn_toom4_horner(ph, k, a1, k);
+	bn_toom4_horner(ph, k, a2, k);
+	bn_toom4_horner(ph, k, a3, l);
+}
+
+/* x (L limbs) -= y << cnt (yn limbs), through tmp (yn + 1 limbs) */
+static void bn_toom4_sub_shifted(u64 *x, size_t L, const u64 *y, size_t yn, unsigned int cnt,
+				 u64 *tmp)
+{
+	tmp[yn] = bn_lshift(tmp, y, yn, cnt);
+	bn_sub(x, x, L, tmp, yn + 1);
+}
+
+/*
+ * The square's coefficients c0 .. c6 from its values at 0, inf, 1, -1, 2,
+ * -2 and 1/2.  Every value and every intermediate below is a non-negative
+ * combination of the c_i (a square's values are squares), so unsigned L =
+ * 2k + 2 limb arithmetic is exact:
+ *   O1 = (W1 - Wm1) / 2 = c1 + c3 + c5        E1 = W1 - O1 = c0 + c2 + c4 + c6
+ *   O2 = (W2 - Wm2) / 4 = c1 + 4 c3 + 16 c5   E2 = W2 - 2 O2 = c0 + 4 c2 + 16 c4 + 64 c6
+ *   A = E1 - c0 - c6 = c2 + c4                B = E2 - c0 - 64 c6 = 4 c2 + 16 c4
+ *   c4 = (B - 4 A) / 12                       c2 = A - c4
+ *   C = Wh - 64 c0 - 16 c2 - 4 c4 - c6 = 32 c1 + 8 c3 + 2 c5
+ *   D = (O2 - O1) / 3 = c3 + 5 c5             E = (32 O1 - C) / 6 = 4 c3 + 5 c5
+ *   c3 = (E - D) / 3     c5 = (D - c3) / 5     c1 = O1 - c3 - c5
+ * r holds c0 in [0, 2k) and c6 in [6k, 2n); the rest is added in.
+ */
+static void bn_toom4_interpolate_sqr(u64 *r, size_t n, size_t k, size_t l, u64 *w1, u64 *wm1,
+				     u64 *w2, u64 *wm2, u64 *wh, u64 *tmp)
+{
+	size_t L = 2 * k + 2;
+	const u64 *c0 = r, *c6 = r + 6 * k;
+
+	bn_sub_n(wm1, w1, wm1, L);
+	bn_rshift(wm1, wm1, L, 1); /* O1 */
+	bn_sub_n(w1, w1, wm1, L);  /* E1 */
+	bn_sub_n(wm2, w2, wm2, L);
+	bn_rshift(wm2, wm2, L, 1);
+	bn_sub_n(w2, w2, wm2, L);  /* E2 */
+	bn_rshift(wm2, wm2, L, 1); /* O2 */
+	bn_sub(w1, w1, L, c0, 2 * k);
+	bn_sub(w1, w1, L, c6, 2 * l); /* A */
+	bn_sub(w2, w2, L, c0, 2 * k);
+	bn_toom4_sub_shifted(w2, L, c6, 2 * l, 6, tmp); /* B */
+	bn_toom4_sub_shifted(w2, L, w1, L - 1, 2, tmp);
+	bn_rshift(w2, w2, L, 2);
+	bn_divexact_by3(w2, w2, L); /* c4 */
+	bn_sub_n(w1, w1, w2, L);    /* c2 */
+	bn_toom4_sub_shifted(wh, L, c0, 2 * k, 6, tmp);
+	bn_toom4_sub_shifted(wh, L, w1, L - 1, 4, tmp);
+	bn_toom4_sub_shifted(wh, L, w2, L - 1, 2, tmp);
+	bn_sub(wh, wh, L, c6, 2 * l); /* C */
+	bn_sub_n(wm2, wm2, wm1, L);
+	bn_divexact_by3(wm2, wm2, L); /* D */
+	tmp[L - 1] = bn_lshift(tmp, wm1, L - 1, 5);
+	bn_sub_n(wh, tmp, wh, L);
+	bn_rshift(wh, wh, L, 1);
+	bn_divexact_by3(wh, wh, L); /* E */
+	bn_sub_n(wh, wh, wm2, L);
+	bn_divexact_by3(wh, wh, L); /* c3 */
+	bn_sub_n(wm2, wm2, wh, L);
+	bn_divexact_by5(wm2, wm2, L); /* c5 */
+	bn_sub_n(wm1, wm1, wh, L);
+	bn_sub_n(wm1, wm1, wm2, L); /* c1 */
+
+	bn_zero(r + 2 * k, 4 * k);
+	bn_add_into(r + k, 2 * n - k, wm1, L);
+	bn_add_into(r + 2 * k, 2 * n - 2 * k, w1, L);
+	bn_add_into(r + 3 * k, 2 * n - 3 * k, wh, L);
+	bn_add_into(r + 4 * k, 2 * n - 4 * k, w2, L);
+	bn_add_into(r + 5 * k, 2 * n - 5 * k, wm2, L);
+}
+
+/* scratch: 17(k + 1) limbs + bn_sqr_n_itch(k + 1) */
+noinline void bn_sqr_toom4(u64 *r, const u64 *a, size_t n, u64 *scratch)
+{
+	size_t k = bn_toom4_k(n), l = n - 3 * k, k1 = k + 1, L = 2 * k + 2;
+	u64 *p1 = scratch, *pm1 = p1 + k1, *p2 = pm1 + k1, *pm2 = p2 + k1, *ph = pm2 + k1;
+	u64 *w1 = ph + k1, *wm1 = w1 + L, *w2 = wm1 + L, *wm2 = w2 + L, *wh = wm2 + L;
+	u64 *tmp = wh + L, *next = tmp + L;
+
+	bn_toom4_eval_sqr(p1, pm1, p2, pm2, ph, a, k, l, tmp);
+	bn_sqr_n(w1, p1, k1, next);
+	bn_sqr_n(wm1, pm1, k1, next);
+	bn_sqr_n(w2, p2, k1, next);
+	bn_sqr_n(wm2, pm2, k1, next);
+	bn_sqr_n(wh, ph, k1, next);
+	bn_sqr_n(r, a, k, next);
+	bn_sqr_n(r + 6 * k, a + 3 * k, l, next);
+	bn_toom4_interpolate_sqr(r, n, k, l, w1, wm1, w2, wm2, wh, tmp);
+}
+
 /* ---- dispatchers ------------------------------------------------------ */
 
 size_t bn_mul_n_itch(size_t n)
@@ -270,8 +404,10 @@ noinline void bn_sqr_n(u64 *r, const u64 *a, size_t n, u64 *scratch)
 		bn_sqr_basecase(r, a, n);
 	else if (n < BN_SQR_TOOM3_THRESHOLD)
 		bn_sqr_karatsuba(r, a, n, scratch);
-	else if (n < BN_SQR_NTT_THRESHOLD)
+	else if (n < BN_SQR_TOOM4_THRESHOLD)
 		bn_sqr_toom3(r, a, n, scratch);
+	else if (n < BN_SQR_NTT_THRESHOLD)
+		bn_sqr_toom4(r, a, n, scratch);
 	else
 		bn_sqr_ntt(r, a, n, scratch);
 }

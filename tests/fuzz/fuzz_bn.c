@@ -139,9 +139,10 @@ out:
 }
 
 /*
- * The NTT product and square directly (the dispatchers reach them only
- * above thousands of limbs): every length up to MAX_LIMBS, both radixes,
- * with bn_ntt_itch() scratch (the larger of the two) and a guard limb behind it.
+ * The NTT product and square, and the Toom-4 square, directly (the
+ * dispatchers reach them only above a thousand limbs): every length up to
+ * MAX_LIMBS (Toom-4 from 10), both radixes, with the largest of their
+ * scratch sizes and a guard limb behind it.
  */
 static void fuzz_ntt(const struct operands *o, mpz_t za, mpz_t zb, mpz_t want)
 {
@@ -150,6 +151,8 @@ static void fuzz_ntt(const struct operands *o, mpz_t za, mpz_t zb, mpz_t want)
 
 	itch = bn_ntt_itch(an + bn, 0);
 	sq = bn_ntt_itch(2 * an, 1);
+	itch = itch > sq ? itch : sq;
+	sq = bn_sqr_n_itch(an);
 	itch = itch > sq ? itch : sq;
 	r = calloc(2 * (an > bn ? an : bn), sizeof(u64));
 	s = calloc(itch + 1, sizeof(u64));
@@ -161,6 +164,10 @@ static void fuzz_ntt(const struct operands *o, mpz_t za, mpz_t zb, mpz_t want)
 	bn_sqr_ntt(r, o->a, an, s);
 	mpz_mul(want, za, za);
 	check_limbs(r, 2 * an, want);
+	if (an >= 10) {
+		bn_sqr_toom4(r, o->a, an, s);
+		check_limbs(r, 2 * an, want);
+	}
 	CHECK(s[itch] == 0x5a5a5a5a5a5a5a5aULL);
 	free(r);
 	free(s);

@@ -127,13 +127,39 @@ static u64 *xalloc(size_t n)
 }
 
 static const size_t edge_sizes[] = {
-	0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17,
-	BN_MUL_KARATSUBA_THRESHOLD - 1, BN_MUL_KARATSUBA_THRESHOLD, BN_MUL_KARATSUBA_THRESHOLD + 1,
-	BN_SQR_KARATSUBA_THRESHOLD - 1, BN_SQR_KARATSUBA_THRESHOLD, BN_SQR_KARATSUBA_THRESHOLD + 1,
+	0,
+	1,
+	2,
+	3,
+	4,
+	5,
+	7,
+	8,
+	9,
+	15,
+	16,
+	17,
+	BN_MUL_KARATSUBA_THRESHOLD - 1,
+	BN_MUL_KARATSUBA_THRESHOLD,
+	BN_MUL_KARATSUBA_THRESHOLD + 1,
+	BN_SQR_KARATSUBA_THRESHOLD - 1,
+	BN_SQR_KARATSUBA_THRESHOLD,
+	BN_SQR_KARATSUBA_THRESHOLD + 1,
 	2 * BN_MUL_KARATSUBA_THRESHOLD + 1,
-	BN_MUL_TOOM3_THRESHOLD - 1, BN_MUL_TOOM3_THRESHOLD, BN_MUL_TOOM3_THRESHOLD + 1,
-	BN_SQR_TOOM3_THRESHOLD - 1, BN_SQR_TOOM3_THRESHOLD, BN_SQR_TOOM3_THRESHOLD + 1,
-	3 * BN_MUL_TOOM3_THRESHOLD + 2, 3 * BN_SQR_TOOM3_THRESHOLD + 1, 1000, 2500,
+	BN_MUL_TOOM3_THRESHOLD - 1,
+	BN_MUL_TOOM3_THRESHOLD,
+	BN_MUL_TOOM3_THRESHOLD + 1,
+	BN_SQR_TOOM3_THRESHOLD - 1,
+	BN_SQR_TOOM3_THRESHOLD,
+	BN_SQR_TOOM3_THRESHOLD + 1,
+	3 * BN_MUL_TOOM3_THRESHOLD + 2,
+	3 * BN_SQR_TOOM3_THRESHOLD + 1,
+	1000,
+	2500,
+	BN_SQR_TOOM4_THRESHOLD - 1,
+	BN_SQR_TOOM4_THRESHOLD,
+	BN_SQR_TOOM4_THRESHOLD + 1,
+	4 * BN_SQR_TOOM4_THRESHOLD + 3,
 };
 #define NEDGE (sizeof(edge_sizes) / sizeof(edge_sizes[0]))
 
@@ -274,11 +300,16 @@ static void test_shift_mul1_div1(void)
 			bn_divexact_by3(r, r, n + 1);
 			if (!eq_mpz(r, n + 1, za))
 				fail("bn_divexact_by3 n=%zu", n);
+			/* divexact_by5 of 5a */
+			r[n] = bn_mul_1(r, a, n, 5);
+			bn_divexact_by5(r, r, n + 1);
+			if (!eq_mpz(r, n + 1, za))
+				fail("bn_divexact_by5 n=%zu", n);
 			free(a);
 			free(r);
 		}
 	}
-	group_end("bn.shift_mul1_divrem1_divexact3");
+	group_end("bn.shift_mul1_divrem1_divexact3_5");
 	mpz_clears(za, zr, zq, NULL);
 }
 
@@ -313,6 +344,7 @@ enum {
 	M_SQRKARA,
 	M_TOOM,
 	M_SQRTOOM,
+	M_SQRTOOM4,
 	M_MULN,
 	M_SQRN,
 	M_MUL,
@@ -321,14 +353,14 @@ enum {
 };
 static const char *mul_names[] = {"bn_mul_basecase",  "bn_sqr_basecase", "bn_mul_karatsuba",
 				  "bn_sqr_karatsuba", "bn_mul_toom3",	 "bn_sqr_toom3",
-				  "bn_mul_n",	      "bn_sqr_n",	 "bn_mul",
-				  "bn_mul_ntt",	      "bn_sqr_ntt"};
+				  "bn_sqr_toom4",     "bn_mul_n",	 "bn_sqr_n",
+				  "bn_mul",	      "bn_mul_ntt",	 "bn_sqr_ntt"};
 
 /* @ones: every limb 2^64 - 1, the largest convolution coefficients */
 static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 {
 	int sq = which == M_SQRBASE || which == M_SQRKARA || which == M_SQRTOOM ||
-		 which == M_SQRN || which == M_SQRNTT;
+		 which == M_SQRTOOM4 || which == M_SQRN || which == M_SQRNTT;
 	size_t rn = an + (sq ? an : bn), itch = bn_mul_itch(an, bn);
 	u64 *a, *b, *r, *s;
 	mpz_t za, zb, zr;
@@ -353,6 +385,9 @@ static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 	case M_SQRKARA: bn_sqr_karatsuba(r, a, an, s); break;
 	case M_TOOM: bn_mul_toom3(r, a, b, an, s); break;
 	case M_SQRTOOM: bn_sqr_toom3(r, a, an, s); break;
+	case M_SQRTOOM4:
+		bn_sqr_toom4(r, a, an, s);
+		break;
 	case M_MULN: bn_mul_n(r, a, b, an, s); break;
 	case M_SQRN: bn_sqr_n(r, a, an, s); break;
 	case M_MUL: bn_mul(r, a, an, b, bn, s); break;
@@ -431,6 +466,8 @@ static void test_mul(void)
 				continue;
 			if ((w == M_TOOM || w == M_SQRTOOM) && (n < 5))
 				continue;
+			if (w == M_SQRTOOM4 && n < 10)
+				continue;
 			for (it = 0; it < 3; it++) {
 				size_t bn = n;
 
@@ -445,6 +482,8 @@ static void test_mul(void)
 				n = 2;
 			if ((w == M_TOOM || w == M_SQRTOOM) && n < 5)
 				n = 5;
+			if (w == M_SQRTOOM4 && n < 10)
+				n = 10;
 			check_mul(w, n, (w == M_BASE || w == M_MUL) ? 1 + rnd() % n : n);
 		}
 		if (w == M_MULN || w == M_SQRN || w == M_MUL)
