@@ -21,7 +21,7 @@ from test_fibtrace import validate  # noqa: E402  (the schema-subset validator)
 
 FIBTRACE = "build/fibtrace"
 SCHEMA = "docs/fibtrace.schema.json"
-PLOT = "build/vm/compare-aa.svg"
+PLOT = f"build/vm/compare-aa-{os.uname().release}.svg"  # two kernels' guests share build/vm
 HYGIENE = ["pinned-cpu", "governor", "turbo", "aslr", "isolcpus", "irq-affinity",
            "virtualization", "pmu"]
 BENCH_RE = re.compile(r"^BenchmarkFibRead/algo=([^/\s]+)/format=(dec|bin)/n=(\d+) 1 (\d+) ns/op"

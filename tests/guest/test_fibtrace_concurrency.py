@@ -49,7 +49,7 @@ import gtest  # noqa: E402
 FIBTRACE = os.path.abspath("build/fibtrace")
 STRESS = os.path.abspath("build/tests/fibstress")
 PROCS, READS, LO, HI = 16, 20, 3000, 20000
-OUT = "build/vm/concurrency-stress.txt"
+OUT = f"build/vm/concurrency-stress-{os.uname().release}.txt"  # build/vm is shared
 TRACEFS = next((d for d in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
                 if os.path.exists(f"{d}/kprobe_events")), None)
 

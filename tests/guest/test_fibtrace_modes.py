@@ -302,7 +302,7 @@ def main():
     check("csv.tables", rc == 0 and len(blocks) == 2 and len(blocks[1].splitlines()) == 11
           and blocks[0].startswith("function,"), out[:300])
     for ext in ("svg", "png"):
-        path = f"build/vm/fibtrace-test.{ext}"
+        path = f"build/vm/fibtrace-test-{os.uname().release}.{ext}"
         if os.path.exists(path):
             os.unlink(path)
         rc, out, err = run(["--no-discover", "--sweep", "0:60:5", "--algo", ",".join(pick),
