@@ -174,29 +174,34 @@ static int run_mul(void *p)
 		case 8:
 			bn_sqr_toom4(c->r, c->a, c->n, c->s);
 			break;
+		case 9:
+			bn_mul_toom4(c->r, c->a, c->b, c->n, c->s);
+			break;
 		}
 	}
 	return 0;
 }
 
-/* Toom-3 (and Toom-4 for squares) against the NTT, n = 500 .. 40000 limbs (ns per product) */
+/* Toom-3 and Toom-4 against the NTT, n = 500 .. 40000 limbs (ns per product) */
 static void tune_ntt(struct mul_ctx *c)
 {
 	size_t n;
 
-	printf("\n| n | toom3 | ntt | (ns per mul, then per sqr: toom3 toom4 ntt)\n");
+	printf("\n| n | toom3 | toom4 | ntt | ntt / the faster Toom | (ns per mul, then per "
+	       "sqr)\n");
 	for (n = 500; n <= 40000; n += n < 4000 ? 250 : (n < 10000 ? 1000 : 5000)) {
-		double t[5];
+		double t[6];
 		int w;
 
 		c->n = n;
 		c->iters = n < 2000 ? 10 : 1;
-		for (w = 0; w < 5; w++) {
-			c->which = (int[]){2, 6, 5, 7, 8}[w];
+		for (w = 0; w < 6; w++) {
+			c->which = (int[]){2, 6, 5, 7, 8, 9}[w];
 			t[w] = best_ns(run_mul, c) / c->iters;
 		}
-		printf("| %5zu | mul %10.0f %10.0f %5.2f | sqr %10.0f %10.0f %10.0f %5.2f |\n", n,
-		       t[0], t[1], t[1] / t[0], t[2], t[4], t[3],
+		printf("| %5zu | mul %10.0f %10.0f %10.0f %5.2f | sqr %10.0f %10.0f %10.0f %5.2f "
+		       "|\n",
+		       n, t[0], t[5], t[1], t[1] / (t[5] < t[0] ? t[5] : t[0]), t[2], t[4], t[3],
 		       t[3] / (t[4] < t[2] ? t[4] : t[2]));
 	}
 }

@@ -38,6 +38,9 @@
 #ifndef BN_SQR_TOOM3_THRESHOLD
 #define BN_SQR_TOOM3_THRESHOLD 180
 #endif
+#ifndef BN_MUL_TOOM4_THRESHOLD
+#define BN_MUL_TOOM4_THRESHOLD 1000
+#endif
 #ifndef BN_SQR_TOOM4_THRESHOLD
 #define BN_SQR_TOOM4_THRESHOLD 1400
 #endif
@@ -112,6 +115,7 @@ void bn_mul_karatsuba(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch
 void bn_sqr_karatsuba(u64 *r, const u64 *a, size_t n, u64 *scratch);
 void bn_mul_toom3(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch);
 void bn_sqr_toom3(u64 *r, const u64 *a, size_t n, u64 *scratch);
+void bn_mul_toom4(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch);
 void bn_sqr_toom4(u64 *r, const u64 *a, size_t n, u64 *scratch);
 /*
  * Number-theoretic transforms (bn_ntt.c): r = a b, an + bn limbs, or a^2,

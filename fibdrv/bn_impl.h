@@ -116,9 +116,10 @@ static inline size_t __bn_ntt_itch(size_t rn, int sqr)
 
 /*
  * Scratch bound for every balanced product of size <= n: Karatsuba needs
- * 6h + S(h), Toom-3 16(k + 1) + S(k + 1); 10n + 200 dominates both for
+ * 6h + S(h), Toom-3 16(k + 1) + S(k + 1), Toom-4 22(k + 1) + S(k + 1)
+ * (17(k + 1) + S(k + 1) squaring); 10n + 200 dominates them all for
  * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
- * Above its threshold the NTT's, which Toom-3's subproducts never reach.
+ * Above its threshold the NTT's, which the Tooms' subproducts never reach.
  */
 static inline size_t __bn_mul_n_itch(size_t n)
 {

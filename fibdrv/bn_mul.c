@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * bn_mul.c - products and squarings above the schoolbook ones: Karatsuba
- * (Toom-2) and Toom-3, each with a dedicated squaring, a Toom-4 squaring,
+ * (Toom-2), Toom-3 and Toom-4, each with a dedicated squaring,
  * the dispatchers bn_mul_n()/bn_sqr_n() that pick the method by size,
  * the unbalanced product bn_mul() and the scratch sizes (*_itch).
  *
@@ -235,7 +235,7 @@ noinline void bn_sqr_toom3(u64 *r, const u64 *a, size_t n, u64 *scratch)
 	bn_toom3_interpolate(r, n, k, l, w1, wm1, wm2, tmp);
 }
 
-/* ---- Toom-4 squaring -------------------------------------------------- */
+/* ---- Toom-4 ---------------------------------------------------------- */
 
 static inline size_t bn_toom4_k(size_t n)
 {
@@ -251,19 +251,20 @@ static void bn_toom4_horner(u64 *x, size_t k, const u64 *y, size_t yn)
 
 /*
  * a = a3 x^3 + a2 x^2 + a1 x + a0 (k, k, k, l limbs) at 1, -1, 2, -2 and
- * 1/2 (times 8), k + 1 limbs each.  A square needs no signs: |a(-1)| and
- * |a(-2)|.  tmp: k + 1 limbs.
+ * 1/2 (times 8), k + 1 limbs each: |a(-1)| and |a(-2)|, their signs in
+ * bits 0 and 1 of the result (a square ignores them).  tmp: k + 1 limbs.
  */
-static void bn_toom4_eval_sqr(u64 *p1, u64 *pm1, u64 *p2, u64 *pm2, u64 *ph, const u64 *a, size_t k,
-			      size_t l, u64 *tmp)
+static int bn_toom4_eval(u64 *p1, u64 *pm1, u64 *p2, u64 *pm2, u64 *ph, const u64 *a, size_t k,
+			 size_t l, u64 *tmp)
 {
 	const u64 *a0 = a, *a1 = a + k, *a2 = a + 2 * k, *a3 = a + 3 * k;
 	u64 *e = tmp;
+	int signs;
 
 	/* a(+-1) = (a0 + a2) +- (a1 + a3) */
 	e[k] = bn_add_n(e, a0, a2, k);
 	p1[k] = bn_add(p1, a1, k, a3, l);
-	bn_abs_sub_n(pm1, e, p1, k + 1);
+	signs = bn_abs_sub_n(pm1, e, p1, k + 1);
 	bn_add_n(p1, p1, e, k + 1);
 	/* a(+-2) = (a0 + 4 a2) +- 2 (a1 + 4 a3) */
 	e[k] = bn_lshift(e, a2, k, 2);
@@ -272,7 +273,7 @@ static void bn_toom4_eval_sqr(u64 *p1, u64 *pm1, u64 *p2, u64 *pm2, u64 *ph, con
 	bn_zero(p2 + l + 1, k - l);
 	p2[k] += bn_add_n(p2, p2, a1, k);
 	bn_lshift(p2, p2, k + 1, 1);
-	bn_abs_sub_n(pm2, e, p2, k + 1);
+	signs |= bn_abs_sub_n(pm2, e, p2, k + 1) << 1;
 	bn_add_n(p2, p2, e, k + 1);
 	/* 8 a(1/2) = ((2 a0 + a1) 2 + a2) 2 + a3 */
 	bn_copyi(ph, a0, k);
@@ -280,6 +281,7 @@ static void bn_toom4_eval_sqr(u64 *p1, u64 *pm1, u64 *p2, u64 *pm2, u64 *ph, con
 	bn_toom4_horner(ph, k, a1, k);
 	bn_toom4_horner(ph, k, a2, k);
 	bn_toom4_horner(ph, k, a3, l);
+	return signs;
 }
 
 /* x (L limbs) -= y << cnt (yn limbs), through tmp (yn + 1 limbs) */
@@ -291,9 +293,11 @@ static void bn_toom4_sub_shifted(u64 *x, size_t L, const u64 *y, size_t yn, unsi
 }
 
 /*
- * The square's coefficients c0 .. c6 from its values at 0, inf, 1, -1, 2,
- * -2 and 1/2.  Every value and every intermediate below is a non-negative
- * combination of the c_i (a square's values are squares), so unsigned L =
+ * The product's coefficients c0 .. c6 from its values at 0, inf, 1, -1, 2,
+ * -2 and 1/2, |W(-1)| and |W(-2)| with their signs in bits 0 and 1 of
+ * @neg.  The c_i of a product of non-negative numbers are non-negative, and
+ * so is every intermediate below, each a non-negative combination of them
+ * (the first step of each pair adds where W(-x) < 0), so unsigned L =
  * 2k + 2 limb arithmetic is exact:
  *   O1 = (W1 - Wm1) / 2 = c1 + c3 + c5        E1 = W1 - O1 = c0 + c2 + c4 + c6
  *   O2 = (W2 - Wm2) / 4 = c1 + 4 c3 + 16 c5   E2 = W2 - 2 O2 = c0 + 4 c2 + 16 c4 + 64 c6
@@ -304,16 +308,22 @@ static void bn_toom4_sub_shifted(u64 *x, size_t L, const u64 *y, size_t yn, unsi
  *   c3 = (E - D) / 3     c5 = (D - c3) / 5     c1 = O1 - c3 - c5
  * r holds c0 in [0, 2k) and c6 in [6k, 2n); the rest is added in.
  */
-static void bn_toom4_interpolate_sqr(u64 *r, size_t n, size_t k, size_t l, u64 *w1, u64 *wm1,
-				     u64 *w2, u64 *wm2, u64 *wh, u64 *tmp)
+static void bn_toom4_interpolate(u64 *r, size_t n, size_t k, size_t l, u64 *w1, u64 *wm1, u64 *w2,
+				 u64 *wm2, u64 *wh, int neg, u64 *tmp)
 {
 	size_t L = 2 * k + 2;
 	const u64 *c0 = r, *c6 = r + 6 * k;
 
-	bn_sub_n(wm1, w1, wm1, L);
+	if (neg & 1)
+		bn_add_n(wm1, w1, wm1, L);
+	else
+		bn_sub_n(wm1, w1, wm1, L);
 	bn_rshift(wm1, wm1, L, 1); /* O1 */
 	bn_sub_n(w1, w1, wm1, L);  /* E1 */
-	bn_sub_n(wm2, w2, wm2, L);
+	if (neg & 2)
+		bn_add_n(wm2, w2, wm2, L);
+	else
+		bn_sub_n(wm2, w2, wm2, L);
 	bn_rshift(wm2, wm2, L, 1);
 	bn_sub_n(w2, w2, wm2, L);  /* E2 */
 	bn_rshift(wm2, wm2, L, 1); /* O2 */
@@ -358,7 +368,7 @@ noinline void bn_sqr_toom4(u64 *r, const u64 *a, size_t n, u64 *scratch)
 	u64 *w1 = ph + k1, *wm1 = w1 + L, *w2 = wm1 + L, *wm2 = w2 + L, *wh = wm2 + L;
 	u64 *tmp = wh + L, *next = tmp + L;
 
-	bn_toom4_eval_sqr(p1, pm1, p2, pm2, ph, a, k, l, tmp);
+	bn_toom4_eval(p1, pm1, p2, pm2, ph, a, k, l, tmp);
 	bn_sqr_n(w1, p1, k1, next);
 	bn_sqr_n(wm1, pm1, k1, next);
 	bn_sqr_n(w2, p2, k1, next);
@@ -366,7 +376,29 @@ noinline void bn_sqr_toom4(u64 *r, const u64 *a, size_t n, u64 *scratch)
 	bn_sqr_n(wh, ph, k1, next);
 	bn_sqr_n(r, a, k, next);
 	bn_sqr_n(r + 6 * k, a + 3 * k, l, next);
-	bn_toom4_interpolate_sqr(r, n, k, l, w1, wm1, w2, wm2, wh, tmp);
+	bn_toom4_interpolate(r, n, k, l, w1, wm1, w2, wm2, wh, 0, tmp);
+}
+
+/* scratch: 22(k + 1) limbs + bn_mul_n_itch(k + 1) */
+noinline void bn_mul_toom4(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch)
+{
+	size_t k = bn_toom4_k(n), l = n - 3 * k, k1 = k + 1, L = 2 * k + 2;
+	u64 *p1 = scratch, *pm1 = p1 + k1, *p2 = pm1 + k1, *pm2 = p2 + k1, *ph = pm2 + k1;
+	u64 *q1 = ph + k1, *qm1 = q1 + k1, *q2 = qm1 + k1, *qm2 = q2 + k1, *qh = qm2 + k1;
+	u64 *w1 = qh + k1, *wm1 = w1 + L, *w2 = wm1 + L, *wm2 = w2 + L, *wh = wm2 + L;
+	u64 *tmp = wh + L, *next = tmp + L;
+	int neg;
+
+	neg = bn_toom4_eval(p1, pm1, p2, pm2, ph, a, k, l, tmp);
+	neg ^= bn_toom4_eval(q1, qm1, q2, qm2, qh, b, k, l, tmp);
+	bn_mul_n(w1, p1, q1, k1, next);
+	bn_mul_n(wm1, pm1, qm1, k1, next);
+	bn_mul_n(w2, p2, q2, k1, next);
+	bn_mul_n(wm2, pm2, qm2, k1, next);
+	bn_mul_n(wh, ph, qh, k1, next);
+	bn_mul_n(r, a, b, k, next);
+	bn_mul_n(r + 6 * k, a + 3 * k, b + 3 * k, l, next);
+	bn_toom4_interpolate(r, n, k, l, w1, wm1, w2, wm2, wh, neg, tmp);
 }
 
 /* ---- dispatchers ------------------------------------------------------ */
@@ -392,8 +424,10 @@ noinline void bn_mul_n(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratc
 		bn_mul_basecase(r, a, n, b, n);
 	else if (n < BN_MUL_TOOM3_THRESHOLD)
 		bn_mul_karatsuba(r, a, b, n, scratch);
-	else if (n < BN_MUL_NTT_THRESHOLD)
+	else if (n < BN_MUL_TOOM4_THRESHOLD)
 		bn_mul_toom3(r, a, b, n, scratch);
+	else if (n < BN_MUL_NTT_THRESHOLD)
+		bn_mul_toom4(r, a, b, n, scratch);
 	else
 		bn_mul_ntt(r, a, n, b, n, scratch);
 }

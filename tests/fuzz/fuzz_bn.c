@@ -139,7 +139,7 @@ out:
 }
 
 /*
- * The NTT product and square, and the Toom-4 square, directly (the
+ * The NTT product and square, and Toom-4's, directly (the
  * dispatchers reach them only above a thousand limbs): every length up to
  * MAX_LIMBS (Toom-4 from 10), both radixes, with the largest of their
  * scratch sizes and a guard limb behind it.
@@ -152,7 +152,7 @@ static void fuzz_ntt(const struct operands *o, mpz_t za, mpz_t zb, mpz_t want)
 	itch = bn_ntt_itch(an + bn, 0);
 	sq = bn_ntt_itch(2 * an, 1);
 	itch = itch > sq ? itch : sq;
-	sq = bn_sqr_n_itch(an);
+	sq = bn_mul_itch(an > bn ? an : bn, an > bn ? an : bn); /* Toom-4 from 10 limbs */
 	itch = itch > sq ? itch : sq;
 	r = calloc(2 * (an > bn ? an : bn), sizeof(u64));
 	s = calloc(itch + 1, sizeof(u64));
@@ -167,6 +167,18 @@ static void fuzz_ntt(const struct operands *o, mpz_t za, mpz_t zb, mpz_t want)
 	if (an >= 10) {
 		bn_sqr_toom4(r, o->a, an, s);
 		check_limbs(r, 2 * an, want);
+	}
+	if (an >= 10 && bn >= 10) { /* Toom-4's product is balanced: the low m limbs of each */
+		size_t m = an < bn ? an : bn;
+		mpz_t lo;
+
+		bn_mul_toom4(r, o->a, o->b, m, s);
+		mpz_init(lo);
+		mpz_tdiv_r_2exp(want, za, 64 * m);
+		mpz_tdiv_r_2exp(lo, zb, 64 * m);
+		mpz_mul(want, want, lo);
+		mpz_clear(lo);
+		check_limbs(r, 2 * m, want);
 	}
 	CHECK(s[itch] == 0x5a5a5a5a5a5a5a5aULL);
 	free(r);

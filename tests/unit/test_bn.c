@@ -156,9 +156,13 @@ static const size_t edge_sizes[] = {
 	3 * BN_SQR_TOOM3_THRESHOLD + 1,
 	1000,
 	2500,
+	BN_MUL_TOOM4_THRESHOLD - 1,
+	BN_MUL_TOOM4_THRESHOLD,
+	BN_MUL_TOOM4_THRESHOLD + 1,
 	BN_SQR_TOOM4_THRESHOLD - 1,
 	BN_SQR_TOOM4_THRESHOLD,
 	BN_SQR_TOOM4_THRESHOLD + 1,
+	4 * BN_MUL_TOOM4_THRESHOLD + 2,
 	4 * BN_SQR_TOOM4_THRESHOLD + 3,
 };
 #define NEDGE (sizeof(edge_sizes) / sizeof(edge_sizes[0]))
@@ -344,6 +348,7 @@ enum {
 	M_SQRKARA,
 	M_TOOM,
 	M_SQRTOOM,
+	M_TOOM4,
 	M_SQRTOOM4,
 	M_MULN,
 	M_SQRN,
@@ -353,8 +358,9 @@ enum {
 };
 static const char *mul_names[] = {"bn_mul_basecase",  "bn_sqr_basecase", "bn_mul_karatsuba",
 				  "bn_sqr_karatsuba", "bn_mul_toom3",	 "bn_sqr_toom3",
-				  "bn_sqr_toom4",     "bn_mul_n",	 "bn_sqr_n",
-				  "bn_mul",	      "bn_mul_ntt",	 "bn_sqr_ntt"};
+				  "bn_mul_toom4",     "bn_sqr_toom4",	 "bn_mul_n",
+				  "bn_sqr_n",	      "bn_mul",		 "bn_mul_ntt",
+				  "bn_sqr_ntt"};
 
 /* @ones: every limb 2^64 - 1, the largest convolution coefficients */
 static void check_mul_fill(int which, size_t an, size_t bn, int ones)
@@ -385,6 +391,9 @@ static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 	case M_SQRKARA: bn_sqr_karatsuba(r, a, an, s); break;
 	case M_TOOM: bn_mul_toom3(r, a, b, an, s); break;
 	case M_SQRTOOM: bn_sqr_toom3(r, a, an, s); break;
+	case M_TOOM4:
+		bn_mul_toom4(r, a, b, an, s);
+		break;
 	case M_SQRTOOM4:
 		bn_sqr_toom4(r, a, an, s);
 		break;
@@ -466,7 +475,7 @@ static void test_mul(void)
 				continue;
 			if ((w == M_TOOM || w == M_SQRTOOM) && (n < 5))
 				continue;
-			if (w == M_SQRTOOM4 && n < 10)
+			if ((w == M_TOOM4 || w == M_SQRTOOM4) && n < 10)
 				continue;
 			for (it = 0; it < 3; it++) {
 				size_t bn = n;
@@ -482,7 +491,7 @@ static void test_mul(void)
 				n = 2;
 			if ((w == M_TOOM || w == M_SQRTOOM) && n < 5)
 				n = 5;
-			if (w == M_SQRTOOM4 && n < 10)
+			if ((w == M_TOOM4 || w == M_SQRTOOM4) && n < 10)
 				n = 10;
 			check_mul(w, n, (w == M_BASE || w == M_MUL) ? 1 + rnd() % n : n);
 		}
