@@ -293,6 +293,20 @@ static void bn_toom4_sub_shifted(u64 *x, size_t L, const u64 *y, size_t yn, unsi
 }
 
 /*
+ * One pair of points +-x: wm = (w - W(-x)) / 2, the odd part, then w -= wm,
+ * the even part; |W(-x)| is in wm, neg says W(-x) < 0 (then it adds).
+ */
+static void bn_toom4_split(u64 *w, u64 *wm, size_t L, int neg)
+{
+	if (neg)
+		bn_add_n(wm, w, wm, L);
+	else
+		bn_sub_n(wm, w, wm, L);
+	bn_rshift(wm, wm, L, 1);
+	bn_sub_n(w, w, wm, L);
+}
+
+/*
  * The product's coefficients c0 .. c6 from its values at 0, inf, 1, -1, 2,
  * -2 and 1/2, |W(-1)| and |W(-2)| with their signs in bits 0 and 1 of
  * @neg.  The c_i of a product of non-negative numbers are non-negative, and
@@ -314,19 +328,9 @@ static void bn_toom4_interpolate(u64 *r, size_t n, size_t k, size_t l, u64 *w1, 
 	size_t L = 2 * k + 2;
 	const u64 *c0 = r, *c6 = r + 6 * k;
 
-	if (neg & 1)
-		bn_add_n(wm1, w1, wm1, L);
-	else
-		bn_sub_n(wm1, w1, wm1, L);
-	bn_rshift(wm1, wm1, L, 1); /* O1 */
-	bn_sub_n(w1, w1, wm1, L);  /* E1 */
-	if (neg & 2)
-		bn_add_n(wm2, w2, wm2, L);
-	else
-		bn_sub_n(wm2, w2, wm2, L);
-	bn_rshift(wm2, wm2, L, 1);
-	bn_sub_n(w2, w2, wm2, L);  /* E2 */
-	bn_rshift(wm2, wm2, L, 1); /* O2 */
+	bn_toom4_split(w1, wm1, L, neg & 1); /* O1, E1 */
+	bn_toom4_split(w2, wm2, L, neg & 2); /* 2 O2, E2 */
+	bn_rshift(wm2, wm2, L, 1);	     /* O2 */
 	bn_sub(w1, w1, L, c0, 2 * k);
 	bn_sub(w1, w1, L, c6, 2 * l); /* A */
 	bn_sub(w2, w2, L, c0, 2 * k);

@@ -117,31 +117,25 @@ static inline int bn_mul_k_ok(void)
 }
 
 /* clang-format off */
+/*
+ * One limb at off(base, idx, 8): mulx into lo and out, the previous high
+ * limb (in) added along CF, r's limb (add_r) along OF, lo stored.
+ */
+#define BN_X86_MULX_LIMB(add_r, off, idx, in, out)				\
+	"mulx " off "(%[ae]," idx ",8), %[lo], " out "\n\t"			\
+	"adcx " in ", %[lo]\n\t"						\
+	add_r(off "(%[re]," idx ",8)", "%[lo]")					\
+	"movq %[lo], " off "(%[re]," idx ",8)\n\t"
 /* one limb, then the high limb moves to cy: the head of a row */
 #define BN_X86_MULX_1(add_r)							\
-	"mulx (%[ae],%[i],8), %[lo], %[hi]\n\t"					\
-	"adcx %[cy], %[lo]\n\t"							\
-	add_r("(%[re],%[i],8)", "%[lo]")							\
-	"movq %[lo], (%[re],%[i],8)\n\t"					\
+	BN_X86_MULX_LIMB(add_r, "", "%[i]", "%[cy]", "%[hi]")			\
 	"movq %[hi], %[cy]\n\t"
 /* four limbs at index c, the high limbs alternating between hi and cy */
 #define BN_X86_MULX_4(add_r)							\
-	"mulx (%[ae],%[c],8), %[lo], %[hi]\n\t"					\
-	"adcx %[cy], %[lo]\n\t"							\
-	add_r("(%[re],%[c],8)", "%[lo]")							\
-	"movq %[lo], (%[re],%[c],8)\n\t"					\
-	"mulx 8(%[ae],%[c],8), %[lo], %[cy]\n\t"				\
-	"adcx %[hi], %[lo]\n\t"							\
-	add_r("8(%[re],%[c],8)", "%[lo]")						\
-	"movq %[lo], 8(%[re],%[c],8)\n\t"					\
-	"mulx 16(%[ae],%[c],8), %[lo], %[hi]\n\t"				\
-	"adcx %[cy], %[lo]\n\t"							\
-	add_r("16(%[re],%[c],8)", "%[lo]")						\
-	"movq %[lo], 16(%[re],%[c],8)\n\t"					\
-	"mulx 24(%[ae],%[c],8), %[lo], %[cy]\n\t"				\
-	"adcx %[hi], %[lo]\n\t"							\
-	add_r("24(%[re],%[c],8)", "%[lo]")						\
-	"movq %[lo], 24(%[re],%[c],8)\n\t"
+	BN_X86_MULX_LIMB(add_r, "", "%[c]", "%[cy]", "%[hi]")			\
+	BN_X86_MULX_LIMB(add_r, "8", "%[c]", "%[hi]", "%[cy]")			\
+	BN_X86_MULX_LIMB(add_r, "16", "%[c]", "%[cy]", "%[hi]")			\
+	BN_X86_MULX_LIMB(add_r, "24", "%[c]", "%[hi]", "%[cy]")
 #define BN_X86_ADD_R(src, dst) "adox " src ", " dst "\n\t"
 #define BN_X86_NO_R(src, dst) ""
 /*
