@@ -453,8 +453,6 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 
 /* Expand FT_PROG() (bpf/fibtrace.h) before libbpf's macros paste the name. */
 #define FT_TRACING(name, args...) BPF_PROG(name, ##args)
-#define FT_KPROBE(name, args...) BPF_KPROBE(name, ##args)
-#define FT_KRETPROBE(name, args...) BPF_KRETPROBE(name, ##args)
 
 /*
  * A call's identity, the same at its entry and its exit: fentry and fexit
@@ -498,18 +496,6 @@ int FT_TRACING(FT_PROG(fx, 0), struct file *file, char *buf, size_t size, loff_t
 	return on_exit(FT_SLOT_READ, ret, FENTRY_ID);
 }
 
-SEC("kprobe")
-int FT_KPROBE(FT_PROG(kp, 0), struct file *file, char *buf, size_t size, loff_t *ppos)
-{
-	return read_entry(file, ppos, KPROBE_ID);
-}
-
-SEC("kretprobe")
-int FT_KRETPROBE(FT_PROG(kr, 0), long ret)
-{
-	return on_exit(FT_SLOT_READ, ret, KRETPROBE_ID);
-}
-
 SEC("ftfentry")
 int FT_TRACING(FT_PROG(fe, 3), char *ubuf, const char *kbuf, size_t len)
 {
@@ -522,19 +508,7 @@ int FT_TRACING(FT_PROG(fx, 3))
 	return on_exit(FT_SLOT_COPY, 0, FENTRY_ID);
 }
 
-SEC("kprobe")
-int FT_KPROBE(FT_PROG(kp, 3), char *ubuf, const char *kbuf, size_t len)
-{
-	return on_entry(FT_SLOT_COPY, 0, 0, len, KPROBE_ID);
-}
-
-SEC("kretprobe")
-int FT_KRETPROBE(FT_PROG(kr, 3))
-{
-	return on_exit(FT_SLOT_COPY, 0, KRETPROBE_ID);
-}
-
-/* Generic slots: no arguments needed. */
+/* Generic slots: no arguments needed (fentry/fexit; kprobes share ft_kp_entry/exit). */
 #define SLOT(i)                                                  \
 	SEC("ftfentry") int FT_TRACING(FT_PROG(fe, i))           \
 	{                                                        \
@@ -543,14 +517,6 @@ int FT_KRETPROBE(FT_PROG(kr, 3))
 	SEC("ftfexit") int FT_TRACING(FT_PROG(fx, i))            \
 	{                                                        \
 		return on_exit(i, 0, FENTRY_ID);                 \
-	}                                                        \
-	SEC("kprobe") int FT_KPROBE(FT_PROG(kp, i))              \
-	{                                                        \
-		return on_entry(i, 0, 0, 0, KPROBE_ID);          \
-	}                                                        \
-	SEC("kretprobe") int FT_KRETPROBE(FT_PROG(kr, i))        \
-	{                                                        \
-		return on_exit(i, 0, KRETPROBE_ID);              \
 	}
 
 /* slot 4 is _copy_to_user (FT_SLOT_COPY_TO_USER): on_entry keeps it to fib_read */
@@ -577,13 +543,15 @@ SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(1
 										SLOT(125) SLOT(126)
 											SLOT(127)
 
-	/*
-	 * kprobe.multi (Linux 5.18+ with CONFIG_FPROBE): one entry and one exit
-	 * program for every traced function, attached by address in one link each,
-	 * the slot in each address's cookie. Verified once instead of once per
-	 * function: the plan that starts fastest (src/fibtrace/plan.c).
-	 */
-	SEC("kprobe.multi") int BPF_KPROBE(ft_multi_entry)
+/*
+ * The kprobe plans: one entry and one exit program serve every function
+ * traced by kprobes, the slot in the link's BPF cookie. kprobe.multi (Linux
+ * 5.18+ with CONFIG_FPROBE) attaches them by address in one link each;
+ * elsewhere each function gets a kprobe and a kretprobe perf-event link
+ * carrying its slot (cookies on perf-event links: Linux 5.15+). Verified
+ * once instead of once per function (src/fibtrace/plan.h).
+ */
+static __always_inline int cookie_entry(struct pt_regs *ctx)
 {
 	__u32 slot = bpf_get_attach_cookie(ctx);
 
@@ -593,8 +561,26 @@ SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(1
 	return on_entry(slot, 0, 0, slot == FT_SLOT_COPY ? PT_REGS_PARM3(ctx) : 0, KPROBE_ID);
 }
 
+SEC("kprobe.multi")
+int BPF_KPROBE(ft_multi_entry)
+{
+	return cookie_entry(ctx);
+}
+
 SEC("kretprobe.multi")
 int BPF_KRETPROBE(ft_multi_exit, long ret)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(ft_kp_entry)
+{
+	return cookie_entry(ctx);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(ft_kp_exit, long ret)
 {
 	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
 }

@@ -23,12 +23,14 @@
 #define FT_STAGES 3 /* compute, format, copy */
 
 /*
- * A slot's four programs are named <prefix>_<slot>: fe_7, fx_7, kp_7, kr_7.
+ * A slot's fentry and fexit programs are named <prefix>_<slot>: fe_7, fx_7.
  * BPF declares them with FT_PROG(); user space builds the names with
  * FT_PROG_PREFIXES and reads a slot back from a name (src/fibtrace/tracer.c).
+ * Functions traced by kprobes share two programs (ft_kp_entry/ft_kp_exit,
+ * or the kprobe.multi pair), the slot in each link's BPF cookie.
  */
 #define FT_PROG(prefix, slot) prefix##_##slot
-#define FT_PROG_PREFIXES { { "fe", "fx" }, { "kp", "kr" } } /* [kprobe][exit] */
+#define FT_PROG_PREFIXES { "fe", "fx" } /* [exit] */
 
 /*
  * Per-task call stack depth (a power of two); deeper calls are counted as

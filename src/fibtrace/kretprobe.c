@@ -158,9 +158,10 @@ static int event_id(const char *name)
 }
 
 /* A perf event on the kprobe event @name, with @prog attached; NULL and errno. */
-static struct bpf_link *attach_event(const struct bpf_program *prog, const char *name)
+static struct bpf_link *attach_event(const struct bpf_program *prog, const char *name, __u64 cookie)
 {
 	struct perf_event_attr attr = {.size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT};
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = cookie);
 	struct bpf_link *link;
 	int id = event_id(name), pfd, err;
 
@@ -173,7 +174,7 @@ static struct bpf_link *attach_event(const struct bpf_program *prog, const char 
 	pfd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		return NULL;
-	link = bpf_program__attach_perf_event(prog, pfd); /* the link owns pfd */
+	link = bpf_program__attach_perf_event_opts(prog, pfd, &po); /* the link owns pfd */
 	if (!link) {
 		err = errno;
 		close(pfd);
@@ -184,26 +185,28 @@ static struct bpf_link *attach_event(const struct bpf_program *prog, const char 
 
 /* No tracefs: libbpf's perf kprobe, with the kernel's default maxactive. */
 static struct bpf_link *attach_default(struct ft_run *run, const struct bpf_program *prog,
-				       const char *sym)
+				       const char *sym, __u64 cookie)
 {
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = true, .bpf_cookie = cookie);
+
 	if (!krp.warned)
 		ft_warn(run,
 			"kprobe_events not writable (tracefs not mounted?): kretprobes keep the "
 			"kernel's default maxactive, max(10, 2 x CPUs), and their misses are "
 			"reported only on Linux 6.7+");
 	krp.warned = true;
-	return bpf_program__attach_kprobe(prog, true, sym);
+	return bpf_program__attach_kprobe_opts(prog, sym, &ko);
 }
 
 struct bpf_link *ft_kretprobe_attach(struct ft_run *run, const struct bpf_program *prog,
-				     const char *sym, unsigned int maxactive)
+				     const char *sym, unsigned int maxactive, __u64 cookie)
 {
 	struct krp_event *e = &krp.ev[krp.nev];
 	char cmd[320];
 	int err;
 
 	if (!tracefs())
-		return attach_default(run, prog, sym);
+		return attach_default(run, prog, sym, cookie);
 	if (krp.nev >= (int)(sizeof(krp.ev) / sizeof(krp.ev[0]))) {
 		errno = ENOSPC;
 		return NULL;
@@ -221,7 +224,7 @@ struct bpf_link *ft_kretprobe_attach(struct ft_run *run, const struct bpf_progra
 		errno = -err;
 		return NULL;
 	}
-	e->link = attach_event(prog, e->name);
+	e->link = attach_event(prog, e->name, cookie);
 	if (!e->link) {
 		err = errno;
 		remove_event(getpid(), e->name);

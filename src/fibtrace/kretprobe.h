@@ -12,7 +12,7 @@
  *
  *   "r<maxactive>:fibtrace_<pid>/ft<pid>_<seq> [fibdrv:]<sym>" >> kprobe_events
  *   perf_event_open(PERF_TYPE_TRACEPOINT, events/<group>/<event>/id)
- *   bpf_program__attach_perf_event()
+ *   bpf_program__attach_perf_event_opts(), the function's slot as BPF cookie
  *
  * and removes it ("-:<group>/<event>") in ft_kretprobe_detach(), the one
  * cleanup path, right after destroying its link (several tracers may live
@@ -53,12 +53,13 @@ struct bpf_program;
 
 /*
  * Attaches @prog as a kretprobe on @sym ("fn" or "mod:fn") with @maxactive
- * instances. The link is destroyed, and its kprobe event removed, by
- * ft_kretprobe_detach(). NULL with errno set
+ * instances and @cookie as the link's BPF cookie (the program is shared by
+ * every function: the cookie names the slot). The link is destroyed, and
+ * its kprobe event removed, by ft_kretprobe_detach(). NULL with errno set
  * on failure (nothing left behind). @run takes the warnings.
  */
 struct bpf_link *ft_kretprobe_attach(struct ft_run *run, const struct bpf_program *prog,
-				     const char *sym, unsigned int maxactive);
+				     const char *sym, unsigned int maxactive, __u64 cookie);
 
 /* Destroys @link (NULL: nothing) and removes its kprobe event, if it has one. */
 void ft_kretprobe_detach(struct bpf_link *link);

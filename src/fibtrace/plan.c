@@ -98,7 +98,7 @@ static void plan_multi(struct ft_targets *tg)
 int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, bool benchmark, struct ft_run *run)
 {
 	struct ft_startup *su = &run->startup;
-	bool multi = false;
+	bool multi = false, kprobes = false;
 	int i;
 
 	su->reason = "forced by --attach";
@@ -122,8 +122,14 @@ int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, bool benchmark,
 	if (multi)
 		plan_multi(tg);
 	su->plan = multi ? "kprobe.multi" : req == FT_ATTACH_KPROBE ? "kprobe" : "fentry";
-	su->programs = multi ? 2 : 0;
-	for (i = 0; !multi && i < ft_targets_all(tg); i++)
-		su->programs += tg->t[i].unavailable ? 0 : 2;
+	su->programs = 0;
+	for (i = 0; i < ft_targets_all(tg); i++) {
+		const struct ft_target *t = &tg->t[i];
+
+		/* Per function for fentry; the kprobe modes' pair is shared by all. */
+		if (!t->unavailable && (t->mode == FT_MODE_FENTRY || !kprobes))
+			su->programs += 2;
+		kprobes |= !t->unavailable && t->mode != FT_MODE_FENTRY;
+	}
 	return 0;
 }

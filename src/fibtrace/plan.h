@@ -9,7 +9,10 @@
  *                 of them, attached by address in one link each, the slot
  *                 in each address's cookie (Linux 5.18+, CONFIG_FPROBE):
  *                 two programs verified instead of two per function
- *   kprobe        a kprobe/kretprobe pair per function (--kprobe)
+ *   kprobe        a kprobe and a kretprobe link per function (--kprobe),
+ *                 all served by one kprobe and one kretprobe program, the
+ *                 slot in each link's BPF cookie (Linux 5.15+): two
+ *                 programs verified, as for kprobe.multi
  *
  * --attach auto picks kprobe.multi where the kernel has it, except for a
  * comparison (--compare), a benchmark where what each call costs matters

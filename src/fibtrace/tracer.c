@@ -369,12 +369,15 @@ static int attach_one(struct ft_tracer *tr, int i)
 	for (e = 0; e < 2; e++) {
 		struct bpf_program *prog = slot_prog(tr->skel, t->mode, t->slot, e);
 
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = t->slot);
+
 		if (t->mode == FT_MODE_FENTRY)
 			tr->links[i][e] = bpf_program__attach_trace(prog);
 		else if (e) /* sized maxactive: kretprobe.c */
-			tr->links[i][e] = ft_kretprobe_attach(tr->run, prog, sym, tr->o.maxactive);
-		else
-			tr->links[i][e] = bpf_program__attach_kprobe(prog, false, sym);
+			tr->links[i][e] =
+				ft_kretprobe_attach(tr->run, prog, sym, tr->o.maxactive, t->slot);
+		else /* the program is shared: the slot is the cookie */
+			tr->links[i][e] = bpf_program__attach_kprobe_opts(prog, sym, &ko);
 		if (!tr->links[i][e]) {
 			err = -errno;
 			if (t->mode != FT_MODE_FENTRY || err == -EPERM)

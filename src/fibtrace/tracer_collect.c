@@ -165,8 +165,8 @@ int ft_tracer_collect(struct ft_tracer *tr)
 
 		if (ft_tracer_slot_stats(tr, t->slot, &t->st))
 			memset(&t->st, 0, sizeof(t->st));
-		/* The kprobe.multi programs are shared: counted once, below. */
-		t->recursion_misses = t->mode == FT_MODE_MULTI ? 0 : recursion_misses(tr, t);
+		/* The kprobe programs are shared by every function: counted once, below. */
+		t->recursion_misses = t->mode == FT_MODE_FENTRY ? recursion_misses(tr, t) : 0;
 		tr->run->recursion_misses += t->recursion_misses;
 	}
 	collect_lost(tr, ncpus);
@@ -174,9 +174,11 @@ int ft_tracer_collect(struct ft_tracer *tr)
 		ft_warn(tr->run, "the call tree could not be read: out of memory");
 	ft_kretprobe_collect(tr->run, tr->links);
 	ft_multi_collect(tr->run, tr->multi);
-	if (tr->multi[0]) /* the shared programs: counted once, not per function */
-		tr->run->recursion_misses += prog_recursion_misses(tr->skel->progs.ft_multi_entry) +
-					     prog_recursion_misses(tr->skel->progs.ft_multi_exit);
+	/* The shared programs (0 when not loaded): counted once, not per function. */
+	tr->run->recursion_misses += prog_recursion_misses(tr->skel->progs.ft_multi_entry) +
+				     prog_recursion_misses(tr->skel->progs.ft_multi_exit) +
+				     prog_recursion_misses(tr->skel->progs.ft_kp_entry) +
+				     prog_recursion_misses(tr->skel->progs.ft_kp_exit);
 	tr->run->max_depth = tr->skel->bss->max_depth;
 	return ft_counters_collect(tr->skel, tr->run);
 }

@@ -31,13 +31,15 @@ struct ft_tracer {
 static inline struct bpf_program *slot_prog(struct fibtrace *skel, enum ft_mode mode, int slot,
 					    bool exit)
 {
-	static const char *const prefix[2][2] = FT_PROG_PREFIXES;
+	static const char *const prefix[2] = FT_PROG_PREFIXES;
 	char name[32];
 
 	if (mode == FT_MODE_MULTI)
 		return exit ? skel->progs.ft_multi_exit : skel->progs.ft_multi_entry;
+	if (mode == FT_MODE_KPROBE) /* shared by every kprobe'd function: the slot is the cookie */
+		return exit ? skel->progs.ft_kp_exit : skel->progs.ft_kp_entry;
 
-	snprintf(name, sizeof(name), "%s_%d", prefix[mode][exit], slot);
+	snprintf(name, sizeof(name), "%s_%d", prefix[exit], slot);
 	return bpf_object__find_program_by_name(skel->obj, name);
 }
 

@@ -23,7 +23,8 @@ from gtest import check, skip  # noqa: E402
 
 FIBTRACE = os.path.abspath("build/fibtrace")
 KO = f"build/{os.uname().release}/fibdrv.ko"
-PROG_NAME = re.compile(r"^(fe|fx|kp|kr)_\d+$")
+# fentry/fexit per slot; the kprobe plans' shared pairs (bpf/fibtrace.bpf.c)
+PROG_NAME = re.compile(r"^((fe|fx)_\d+|ft_kp_entry|ft_kp_exit|ft_multi_entry|ft_multi_exit)$")
 MAP_NAMES = {"stats", "lost", "reads", "tasks", "cnt_events", "cstats"}
 READ_PATH = {"fib_read", "fibdrv_compute", "fibdrv_format", "fibdrv_copy"}
 
@@ -181,7 +182,7 @@ def test_sigkill(mode):
     proc, err = start(args)
     attached = leftovers(proc.pid)
     check(f"{name}.attached-before", any(x.startswith("prog ") for x in attached),
-          "no fe_/kp_ program seen while tracing: the check below would prove nothing")
+          "no fe_N/ft_kp_* program seen while tracing: the check below would prove nothing")
     client_reads(5)
     proc.kill()
     proc.communicate(timeout=30)
