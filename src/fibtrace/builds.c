@@ -181,7 +181,7 @@ static int new_run(struct ft_build *b, const struct ft_run *proto)
 
 int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run *run)
 {
-	int i, err;
+	int i, err, req;
 
 	memset(bs, 0, sizeof(*bs));
 	for (i = 0; i < FT_CMP_MAX_VARIANTS; i++)
@@ -198,12 +198,14 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run
 			b->run = run;
 		else if ((err = new_run(b, run)))
 			return err;
-		err = ft_discover(b->run->targets, b->module, cli->funcs,
-				  cli->attach == FT_ATTACH_KPROBE, cli->discover, cli->compensate,
-				  b->run);
-		if (!err)
-			err = ft_plan_apply(b->run->targets, cli->attach, cli->cmp.kind != 0,
+		/* The plan first: it decides whether discovery puts every function on kprobes. */
+		req = ft_plan_choose(cli->attach, cli->cmp.kind != 0, b->run);
+		err = req < 0 ? req
+			      : ft_discover(b->run->targets, b->module, cli->funcs,
+					    req == FT_ATTACH_KPROBE, cli->discover, cli->compensate,
 					    b->run);
+		if (!err)
+			err = ft_plan_apply(b->run->targets, req, b->run);
 		if (err)
 			return err;
 		fibdev_list_algos(b->device, &b->run->algos);

@@ -95,30 +95,36 @@ static void plan_multi(struct ft_targets *tg)
 	}
 }
 
-int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, bool benchmark, struct ft_run *run)
+int ft_plan_choose(enum ft_attach_req req, bool benchmark, struct ft_run *run)
 {
 	struct ft_startup *su = &run->startup;
-	bool multi = false, kprobes = false;
-	int i;
 
 	su->reason = "forced by --attach";
-	if (req == FT_ATTACH_MULTI) {
-		if (!ft_plan_multi_available()) {
-			fprintf(stderr, "fibtrace: --attach multi: this kernel has no kprobe.multi "
-					"links (Linux 5.18+ built with CONFIG_FPROBE)\n");
-			return -FT_EXIT_USAGE;
-		}
-		multi = true;
-	} else if (req == FT_ATTACH_AUTO) {
-		if (benchmark)
-			su->reason = "auto: a comparison, the cheapest per call";
-		else if (!ft_plan_multi_available())
-			su->reason = "auto: no kprobe.multi on this kernel";
-		else {
-			su->reason = "auto: the fastest start";
-			multi = true;
-		}
+	if (req == FT_ATTACH_MULTI && !ft_plan_multi_available()) {
+		fprintf(stderr, "fibtrace: --attach multi: this kernel has no kprobe.multi "
+				"links (Linux 5.18+ built with CONFIG_FPROBE)\n");
+		return -FT_EXIT_USAGE;
 	}
+	if (req != FT_ATTACH_AUTO)
+		return req;
+	if (benchmark) {
+		su->reason = "auto: a comparison, the cheapest per call";
+		return FT_ATTACH_FENTRY;
+	}
+	if (ft_plan_multi_available()) {
+		su->reason = "auto: the fastest start";
+		return FT_ATTACH_MULTI;
+	}
+	su->reason = "auto: the fastest start, no kprobe.multi on this kernel";
+	return FT_ATTACH_KPROBE;
+}
+
+int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *run)
+{
+	struct ft_startup *su = &run->startup;
+	bool multi = req == FT_ATTACH_MULTI, kprobes = false;
+	int i;
+
 	if (multi)
 		plan_multi(tg);
 	su->plan = multi ? "kprobe.multi" : req == FT_ATTACH_KPROBE ? "kprobe" : "fentry";

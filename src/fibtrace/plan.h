@@ -14,9 +14,10 @@
  *                 slot in each link's BPF cookie (Linux 5.15+): two
  *                 programs verified, as for kprobe.multi
  *
- * --attach auto picks kprobe.multi where the kernel has it, except for a
- * comparison (--compare), a benchmark where what each call costs matters
- * more than how fast tracing starts; fentry otherwise.
+ * --attach auto picks the fastest start: kprobe.multi where the kernel has
+ * it, else the kprobe plan (two programs, as for kprobe.multi, but a link
+ * per function); except for a comparison (--compare), a benchmark where
+ * what each call costs matters more than how fast tracing starts: fentry.
  */
 #ifndef FIBTRACE_PLAN_H
 #define FIBTRACE_PLAN_H
@@ -39,11 +40,17 @@ int ft_plan_parse(const char *s, enum ft_attach_req *req);
 /* Whether this kernel attaches kprobe.multi links (a probe link that fails either way). */
 bool ft_plan_multi_available(void);
 /*
- * Applies the plan to discovered targets (discover.c chose fentry or
- * kprobe per function): records it in run->startup. @benchmark: a
- * comparison. Returns 0 or -(exit status) after saying why.
+ * The plan of this run, decided before discovery (which puts every function
+ * on kprobes for FT_ATTACH_KPROBE): --attach's word, or what auto picks
+ * (@benchmark: a comparison). Records why in run->startup. Returns
+ * FT_ATTACH_FENTRY, _MULTI or _KPROBE, or -(exit status) after saying why.
  */
-int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, bool benchmark,
-		  struct ft_run *run);
+int ft_plan_choose(enum ft_attach_req req, bool benchmark, struct ft_run *run);
+/*
+ * Applies plan @req (from ft_plan_choose) to the discovered targets
+ * (discover.c chose fentry or kprobe per function) and records it and its
+ * program count in run->startup. Returns 0.
+ */
+int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *run);
 
 #endif
