@@ -14,6 +14,13 @@ For n = 90, 1000, 10^4 (default algorithm, CPU 0):
   single      bpftrace timing fib_read alone (kfunc/kretfunc, nsecs): the
               median, raw (one probe's own cost is all it carries)
 Target: compensated within 10% of the truth or 1 us, whichever is larger.
+
+Warm-up: one untraced and one traced sweep, discarded, before the first
+row. In a freshly booted guest the first minute runs slower: measured on
+2026-11-25 (6.12 guest, F(90), 400 reads, six fibtrace runs back to back)
+the first run's raw median read was 262 us and the next five 122-160 us
+(6.1: 284 us, then 160 us), and the untraced truth 8.7 us before them
+against 6.3 us after; the n = 90 row was always that first run.
 """
 import json
 import os
@@ -83,6 +90,9 @@ def error(x, t):
 
 def main():
     rows = []
+    log("warm-up (discarded)")
+    truth(90, 100)
+    fibtrace(90, 100, [])
     for n, reads in SPECS:
         log(f"n={n}")
         before = truth(n, reads)

@@ -88,9 +88,10 @@ static const struct argp_option options[] = {
 	{"no-discover", OPT_NO_DISCOVER, NULL, 0,
 	 "Trace only the read path and -f, not every bn_*/fib_* function", 1},
 	{"attach", OPT_ATTACH, "PLAN", 0,
-	 "How to attach: fentry (fentry/fexit per function), multi (two kprobe.multi links for "
-	 "all: the fastest start), kprobe, or auto (default: multi where the kernel has it, "
-	 "fentry for --compare)",
+	 "How to attach: fentry (fentry/fexit per function: the cheapest per call), multi (two "
+	 "kprobe.multi links for all: the fastest start), kprobe (two programs, a kprobe and a "
+	 "kretprobe link per function), or auto (default: multi where the kernel has it, else "
+	 "kprobe; fentry for --compare)",
 	 1},
 	{"kprobe", OPT_KPROBE, NULL, 0,
 	 "Use kprobe/kretprobe instead of fentry/fexit (--attach kprobe)", 1},
