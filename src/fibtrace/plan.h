@@ -14,10 +14,11 @@
  *                 slot in each link's BPF cookie (Linux 5.15+): two
  *                 programs verified, as for kprobe.multi
  *
- * --attach auto picks the fastest start: kprobe.multi where the kernel has
- * it, else the kprobe plan (two programs, as for kprobe.multi, but a link
- * per function); except for a comparison (--compare), a benchmark where
- * what each call costs matters more than how fast tracing starts: fentry.
+ * --attach auto picks kprobe.multi where the kernel has it, except for a
+ * comparison (--compare), a benchmark where what each call costs matters
+ * more than how fast tracing starts; fentry otherwise (the kprobe plan
+ * starts nearly as fast as kprobe.multi but costs each call more than
+ * fentry: --attach kprobe chooses it).
  */
 #ifndef FIBTRACE_PLAN_H
 #define FIBTRACE_PLAN_H
