@@ -561,6 +561,11 @@ static __always_inline int cookie_entry(struct pt_regs *ctx)
 	return on_entry(slot, 0, 0, slot == FT_SLOT_COPY ? PT_REGS_PARM3(ctx) : 0, KPROBE_ID);
 }
 
+static __always_inline int cookie_exit(struct pt_regs *ctx, long ret)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
+}
+
 SEC("kprobe.multi")
 int BPF_KPROBE(ft_multi_entry)
 {
@@ -570,7 +575,7 @@ int BPF_KPROBE(ft_multi_entry)
 SEC("kretprobe.multi")
 int BPF_KRETPROBE(ft_multi_exit, long ret)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
+	return cookie_exit(ctx, ret);
 }
 
 SEC("kprobe")
@@ -582,5 +587,5 @@ int BPF_KPROBE(ft_kp_entry)
 SEC("kretprobe")
 int BPF_KRETPROBE(ft_kp_exit, long ret)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
+	return cookie_exit(ctx, ret);
 }

@@ -130,19 +130,20 @@ int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *
 {
 	struct ft_startup *su = &run->startup;
 	bool multi = req == FT_ATTACH_MULTI, kprobes = false;
-	int i;
+	int i, fentry = 0;
 
 	if (multi)
 		plan_multi(tg);
 	su->plan = multi ? "kprobe.multi" : req == FT_ATTACH_KPROBE ? "kprobe" : "fentry";
-	su->programs = 0;
 	for (i = 0; i < ft_targets_all(tg); i++) {
-		const struct ft_target *t = &tg->t[i];
-
-		/* Per function for fentry; the kprobe modes' pair is shared by all. */
-		if (!t->unavailable && (t->mode == FT_MODE_FENTRY || !kprobes))
-			su->programs += 2;
-		kprobes |= !t->unavailable && t->mode != FT_MODE_FENTRY;
+		if (tg->t[i].unavailable)
+			continue;
+		if (tg->t[i].mode == FT_MODE_FENTRY)
+			fentry++;
+		else
+			kprobes = true;
 	}
+	/* A pair per fentry function; the kprobe modes' pair is shared by all. */
+	su->programs = 2 * fentry + (kprobes ? 2 : 0);
 	return 0;
 }
