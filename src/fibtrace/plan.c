@@ -116,11 +116,12 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, struct ft_run *run)
 		return FT_ATTACH_MULTI;
 	}
 	/*
-	 * The kprobe plan starts nearly as fast (two programs) but costs each
-	 * call more than fentry, with a wider spread: 6.1 guest, 2026-11-25,
-	 * four runs calibrating both modes, 4.9-7.7 us per kprobe call against
-	 * 3.6-4.2 us per fentry call (docs/fibtrace.md#attach-plans). Where no
-	 * plan is both, the figures win.
+	 * fentry, as before the kprobe plan shared its two programs. Whether
+	 * the kprobe plan (5 s to start on 6.1 against 15) should be auto's
+	 * choice here is open: with a program pair per function its calls cost
+	 * 1.3-1.8x fentry's, but make bench-trace measured the shared pair at
+	 * 0.82-0.87x fentry's per call on 2026-11-25, one run
+	 * (docs/fibtrace.md#attach-plans).
 	 */
 	su->reason = "auto: no kprobe.multi on this kernel, the cheapest per call";
 	return FT_ATTACH_FENTRY;
