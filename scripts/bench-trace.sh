@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tracing overhead per read of /dev/fibonacci: untraced, fibtrace (the plan
-# --attach auto picks, full default set; without its call tree; and, where
-# auto picks kprobe.multi, --attach fentry), fibtrace --kprobe, bpftrace on
+# --attach auto picks, full default set; without its call tree; and with
+# --attach fentry), fibtrace --kprobe, bpftrace on
 # the same functions into per-function histograms, two floors (bpftrace
 # programs on the same functions that do nothing, and that only read the
 # clock into a per-CPU sum), bcc's funclatency on fib_read, and the read
@@ -241,31 +241,28 @@ t_start = time.monotonic()
 log("workload untraced")
 base_before = workload(SPECS)
 
-# fibtrace (fentry): one run per n, so its JSON counts are exact for that n.
+# fibtrace (the plan auto picks: kprobe.multi, or the kprobe plan where
+# the kernel has no kprobe.multi): one run per n, so its JSON counts are
+# exact for that n. fibtrace@no-tree: the same without the call tree (its
+# cost per call). fibtrace@fentry: the per-function fentry programs, the
+# plan --compare uses; its modes per function are bpftrace's too.
 fib = {}
-# fibtrace@no-tree: the same without the call tree (its cost per call).
-sys.path.insert(0, "tests/guest")
-from gtest import has_kprobe_multi  # noqa: E402  (one definition: the guest tests')
-
-# fibtrace@fentry: where auto picks kprobe.multi, the per-function programs too.
 FIB_RUNS = [("fibtrace", []), ("fibtrace@read-path", ["--no-discover"]),
-            ("fibtrace@no-tree", ["--no-tree"])]
-if has_kprobe_multi():
-    FIB_RUNS.append(("fibtrace@fentry", ["--attach", "fentry"]))
+            ("fibtrace@no-tree", ["--no-tree"]), ("fibtrace@fentry", ["--attach", "fentry"])]
 for tracer, extra in FIB_RUNS:
     for n, reads in SPECS:
         log(f"{tracer} {' '.join(extra)} n={n}")
         fib[tracer, n] = fibtrace_session(tracer, extra, [(n, reads)])
         log(f"  started in {fib[tracer, n]['startup_s']} s, "
             f"{fib[tracer, n]['calls_per_read']:.1f} calls/read")
-# --kprobe: one run for every n; its counts must be the sum of the fentry
-# runs', but for fib_open and fib_release: once per workload process.
+# --kprobe: one run for every n; its counts must be the sum of the
+# fibtrace@fentry runs', but for fib_open and fib_release: once per workload process.
 log("fibtrace-kprobe --kprobe")
 kprobe_run = fibtrace_session("fibtrace-kprobe", ["--kprobe"], SPECS)
 log(f"  started in {kprobe_run['startup_s']} s")
 fentry_sum = {}
 for n, _ in SPECS:
-    for func, count in fib["fibtrace", n]["counts"].items():
+    for func, count in fib["fibtrace@fentry", n]["counts"].items():
         fentry_sum[func] = fentry_sum.get(func, 0) + count
 for func in ("fib_open", "fib_release"):
     if func in fentry_sum:
@@ -277,7 +274,7 @@ if not kprobe_counts_match:
         for f in sorted(set(kprobe_run["counts"]) | set(fentry_sum))
         if kprobe_run["counts"].get(f) != fentry_sum.get(f)))
 
-full_slots = fib["fibtrace", SPECS[0][0]]["slots"]
+full_slots = fib["fibtrace@fentry", SPECS[0][0]]["slots"]
 log("floors: bpftrace programs that do nothing, and that only read the clock")
 floor_empty = bpftrace_session("floor@empty", full_slots, SPECS, "empty")
 floor_clock = bpftrace_session("floor@clock", full_slots, SPECS, "clock")

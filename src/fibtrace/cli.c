@@ -91,7 +91,7 @@ static const struct argp_option options[] = {
 	 "How to attach: fentry (fentry/fexit per function: the cheapest per call), multi (two "
 	 "kprobe.multi links for all: the fastest start), kprobe (two programs, a kprobe and a "
 	 "kretprobe link per function: a fast start where there is no multi), or auto (default: "
-	 "multi where the kernel has it, else fentry; fentry for --compare)",
+	 "multi where the kernel has it, else kprobe; fentry for --compare)",
 	 1},
 	{"kprobe", OPT_KPROBE, NULL, 0,
 	 "Use kprobe/kretprobe instead of fentry/fexit (--attach kprobe)", 1},

@@ -116,15 +116,14 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, struct ft_run *run)
 		return FT_ATTACH_MULTI;
 	}
 	/*
-	 * fentry, as before the kprobe plan shared its two programs. Whether
-	 * the kprobe plan (5 s to start on 6.1 against 15) should be auto's
-	 * choice here is open: with a program pair per function its calls cost
-	 * 1.3-1.8x fentry's, but make bench-trace measured the shared pair at
-	 * 0.82-0.87x fentry's per call on 2026-11-25, one run
-	 * (docs/fibtrace.md#attach-plans).
+	 * The kprobe plan: two programs, as for kprobe.multi, and a link per
+	 * function. make bench-trace, 6.1 guest, full default set: each call
+	 * cost 0.82-0.87x fentry's (2026-11-25) and 0.98-1.04x (2026-11-26),
+	 * start-up 5.0 and 7.0 s against 15.4 and 19-23 s; detach takes 3-4 s
+	 * longer (docs/fibtrace.md#attach-plans).
 	 */
-	su->reason = "auto: no kprobe.multi on this kernel, the cheapest per call";
-	return FT_ATTACH_FENTRY;
+	su->reason = "auto: the fastest start, no kprobe.multi on this kernel";
+	return FT_ATTACH_KPROBE;
 }
 
 int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *run)

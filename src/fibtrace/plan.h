@@ -14,11 +14,11 @@
  *                 slot in each link's BPF cookie (Linux 5.15+): two
  *                 programs verified, as for kprobe.multi
  *
- * --attach auto picks kprobe.multi where the kernel has it, except for a
- * comparison (--compare), a benchmark where what each call costs matters
- * more than how fast tracing starts; fentry otherwise (the kprobe plan
- * starts nearly as fast as kprobe.multi but costs each call more than
- * fentry: --attach kprobe chooses it).
+ * --attach auto picks the fastest start: kprobe.multi where the kernel has
+ * it, else the kprobe plan (two programs, as for kprobe.multi, but a link
+ * per function; each call costs about what an fentry call costs); except
+ * for a comparison (--compare), a benchmark where what each call costs
+ * matters more than how fast tracing starts: fentry.
  */
 #ifndef FIBTRACE_PLAN_H
 #define FIBTRACE_PLAN_H

@@ -103,4 +103,4 @@ def has_kprobe_multi():
 
 def default_plan():
     """The attach plan fibtrace's --attach auto picks here outside --compare (src/fibtrace/plan.h)."""
-    return "kprobe.multi" if has_kprobe_multi() else "fentry"
+    return "kprobe.multi" if has_kprobe_multi() else "kprobe"
