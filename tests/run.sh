@@ -27,7 +27,7 @@ fi
 rm -f build/vm/flame-*.svg build/vm/flame-*.png # written by the guest suites, checked below
 echo "== the builds --compare builds compares (make test-builds)"
 run make --no-print-directory test-builds
-# 40 min per suite (vmtest.sh's default is 30): about 20 alone on this 2-core
+# 40 min per suite (vmtest.sh's default is 30): about 20-25 alone on this 2-core
 # host, more beside other load; a hang still ends well within CI's time.
 export VM_TIMEOUT=${VM_TIMEOUT:-2400}
 # The kernels' guest suites run GUEST_JOBS at a time (default 2): one guest
