@@ -117,10 +117,10 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, struct ft_run *run)
 	}
 	/*
 	 * The kprobe plan: two programs, as for kprobe.multi, and a link per
-	 * function. make bench-trace, 6.1 guest, full default set: each call
-	 * cost 0.82-0.87x fentry's (2026-11-25) and 0.98-1.04x (2026-11-26),
-	 * start-up 5.0 and 7.0 s against 15.4 and 19-23 s; detach takes 3-4 s
-	 * longer (docs/fibtrace.md#attach-plans).
+	 * function. make bench-trace, 6.1 guest, full default set, three runs
+	 * on two days: each call cost 0.79-1.04x fentry's, start-up 5.0-7.0 s
+	 * against 15.1-22.9 s; detach takes 3-4 s longer
+	 * (docs/fibtrace.md#attach-plans).
 	 */
 	su->reason = "auto: the fastest start, no kprobe.multi on this kernel";
 	return FT_ATTACH_KPROBE;
