@@ -17,7 +17,7 @@ set -uo pipefail
 lib_objs=${1:?usage: build-test-builds.sh LIB_OBJS KVER...}
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
-plant_us=${PLANT_US:-1000}
+plant_us=${PLANT_US:-2000}
 plant_min_len=${PLANT_MIN_LEN:-1000}
 status=0
 
