@@ -152,7 +152,8 @@ struct bn_dc {
 	struct bn_divisor dv[BN_DC_MAXLV]; /* T = pn[k], built on demand */
 	int nlv;
 	u64 *leaf;  /* scratch for the leaves */
-	u64 *dscr;  /* a division's scratch */
+	u64 *dscr;  /* a division's or a top step's inversion's scratch */
+	size_t dscrn;
 	u64 *stack; /* quotient-remainder pairs, last in first out */
 	size_t sp, scap;
 	size_t n; /* the limbs converted */
@@ -176,9 +177,11 @@ static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out);
 /* A top step's division of xn limbs by p[k], as bn_dc_top does it: its scratch. */
 static size_t bn_dc_top_itch(const struct bn_dc *c, int k, size_t xn)
 {
-	size_t dn = c->pn[k], qn = xn - dn + 1;
+	size_t dn = c->pn[k], qn = xn - dn + 1, T = qn + 1 < dn ? qn + 1 : dn;
+	size_t div = bn_divrem_itch_sizes(T, dn, xn), inv = bn_invert_itch(T, 0);
 
-	return bn_divrem_itch_sizes(qn + 1 < dn ? qn + 1 : dn, dn, xn);
+	/* its divisor, when T < dn, is inverted in the same scratch (the first before it exists) */
+	return div > inv ? div : inv;
 }
 
 static size_t bn_max(size_t a, size_t b)
@@ -232,6 +235,7 @@ static int bn_dc_scratch(struct bn_dc *c, size_t n)
 	if (!c->leaf)
 		return -ENOMEM;
 	c->dscr = c->leaf + leaf;
+	c->dscrn = dscr;
 	c->stack = c->dscr + dscr;
 	c->scap = stack;
 	c->sp = 0;
@@ -323,7 +327,10 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 	if (T == dn) {
 		err = bn_dc_divisor(c, k, &dv);
 	} else {
-		err = bn_divisor_init(&tmp, c->p[k], dn, T);
+		/* no division runs now: the inversion in the division's scratch, once it exists */
+		u64 *scr = c->leaf && bn_invert_itch(T, 0) <= c->dscrn ? c->dscr : NULL;
+
+		err = bn_divisor_init_scr(&tmp, c->p[k], dn, T, 0, scr);
 		dv = &tmp;
 	}
 	if (err)

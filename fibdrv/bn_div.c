@@ -109,15 +109,37 @@ static void bn_invert_fixup(u64 *v, const u64 *d, size_t n, u64 *P, u64 *scr)
 }
 
 /*
- * v = floor(B^(2n) / d), n + 1 limbs, d normalised.  One Newton step from
- * the exact inverse of the top h = ceil(n/2) limbs, then an exact fix-up
- * against d * v, so every level returns the exact floor.
+ * The scratch of bn_invert_rec(n): vh (h + 1 limbs), then the deeper
+ * levels' scratch or, once they have returned, this level's: pd (m + 1),
+ * prod (h + m + 2) and their products' scratch; the exact fix-up reuses
+ * the same place (P: 2n + 2, and its product's scratch).
  */
-static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact)
+noinline size_t bn_invert_itch(size_t n, int exact)
 {
-	size_t h, m, en, cn, itch;
-	u64 *mem, *vh, *pd, *prod, *P, *scr;
-	int neg, err;
+	size_t h, m, here, fix, deeper;
+
+	if (n <= 1)
+		return 0;
+	h = (n + 1) / 2;
+	m = n + h;
+	here = (m + 1) + (h + m + 2) + bn_mul_itch(m + 1, h + 1);
+	fix = exact ? (2 * n + 2) + bn_mul_itch(n + 1, n) : 0;
+	here = fix > here ? fix : here;
+	deeper = bn_invert_itch(h, exact);
+	return (h + 1) + (deeper > here ? deeper : here);
+}
+
+/*
+ * v = floor(B^(2n) / d), n + 1 limbs, d normalised, in scratch @scr of
+ * bn_invert_itch(n, exact) limbs.  One Newton step from the exact inverse
+ * of the top h = ceil(n/2) limbs, then an exact fix-up against d * v, so
+ * every level returns the exact floor.
+ */
+static void bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
+{
+	size_t h, m, en, cn;
+	u64 *vh, *pd, *prod;
+	int neg;
 
 	if (n == 1) {
 		u64 r;
@@ -129,24 +151,17 @@ static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact)
 			v[0] = bn_udiv_qrnnd(&r, -d[0], 0, d[0]);
 			v[1] = 1;
 		}
-		return 0;
+		return;
 	}
 	h = (n + 1) / 2;
 	m = n + h;
-	itch = bn_mul_itch(n + 1, n + 1);
-	/* vh: h+1, pd: m+1, prod: h+1+m+1, P: 2n+2 */
-	mem = bn_limbs_alloc((h + 1) + (m + 1) + (h + m + 2) + (2 * n + 2) + itch);
-	if (!mem)
-		return -ENOMEM;
-	vh = mem;
-	pd = vh + h + 1;
+	vh = scr;
+	scr += h + 1;
+	bn_invert_rec(vh, d + n - h, h, exact, scr);
+	/* vh: h+1, then pd: m+1, prod: h+1+m+1 where the deeper levels' scratch was */
+	pd = scr;
 	prod = pd + m + 1;
-	P = prod + h + m + 2;
-	scr = P + 2 * n + 2;
-
-	err = bn_invert_rec(vh, d + n - h, h, exact);
-	if (err)
-		goto out;
+	scr = prod + h + m + 2;
 	/* pd = d * vh; E = B^(n+h) - pd, |E| < 4 B^n */
 	bn_mul(pd, d, n, vh, h + 1, scr);
 	if (pd[m] == 0) {
@@ -169,10 +184,7 @@ static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact)
 	}
 	bn_zero(v, n - h);
 	bn_copyi(v + n - h, vh, h + 1);
-	if (cn > n + 1) {
-		err = -EINVAL; /* cannot happen: |correction| < 8 B^(n-h) */
-		goto out;
-	}
+	/* |correction| < 8 B^(n-h): cn <= n + 1 */
 	if (cn) {
 		if (neg)
 			bn_sub(v, v, n + 1, prod + 2 * h, cn);
@@ -185,22 +197,28 @@ static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact)
 	 * full product (exact == 0).
 	 */
 	if (exact)
-		bn_invert_fixup(v, d, n, P, scr);
-	err = 0;
-out:
+		bn_invert_fixup(v, d, n, pd, pd + 2 * n + 2);
+}
+
+/* bn_invert_rec in @scr, or in scratch allocated here when @scr is NULL */
+static int bn_invert_scr(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
+{
+	u64 *mem = NULL;
+
+	if (!scr && n > 1) {
+		mem = bn_limbs_alloc(bn_invert_itch(n, exact));
+		if (!mem)
+			return -ENOMEM;
+		scr = mem;
+	}
+	bn_invert_rec(v, d, n, exact, scr);
 	bn_mem_free(mem);
-	return err;
+	return 0;
 }
 
 noinline int bn_invert(u64 *v, const u64 *d, size_t n)
 {
-	return bn_invert_rec(v, d, n, 1);
-}
-
-/* v within a few units of floor(B^(2n) / d) */
-static int bn_invert_approx(u64 *v, const u64 *d, size_t n)
-{
-	return bn_invert_rec(v, d, n, 0);
+	return bn_invert_scr(v, d, n, 1, NULL);
 }
 
 /* ---- Barrett division ---------------------------------------------------- */
@@ -215,7 +233,8 @@ static inline u64 bn_shifted_limb(const u64 *x, size_t xn, size_t j, unsigned in
 	return lo;
 }
 
-int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, int exact)
+int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, int exact,
+			u64 *scr)
 {
 	size_t off = dn - T, i;
 	int err;
@@ -230,7 +249,7 @@ int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T
 	dv->v = dv->dh + T;
 	for (i = 0; i < T; i++)
 		dv->dh[i] = bn_shifted_limb(d, dn, off + i, dv->s);
-	err = exact ? bn_invert(dv->v, dv->dh, T) : bn_invert_approx(dv->v, dv->dh, T);
+	err = bn_invert_scr(dv->v, dv->dh, T, exact, scr);
 	if (err)
 		bn_divisor_release(dv);
 	return err;
@@ -258,20 +277,24 @@ noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 	size_t prod, m;
 
 	bn_divrem_sizes(T, dn, xn, &qen, &W);
-	/* the products' scratch: the estimate's (T + 1)^2, then qe * d, sized by the shorter */
-	prod = bn_mul_n_itch(T + 1);
-	m = bn_mul_itch(qen > dn ? qen : dn, qen < dn ? qen : dn);
-	prod = m > prod ? m : prod;
-	return 2 * T + (2 * T + 2) + qen + (dn + qen) + W + prod;
+	/*
+	 * qe and R, then two phases in the same place: the estimate (its
+	 * product with v: 2T + 2 limbs, and that product's scratch; the top of
+	 * x it multiplies waits in R), then the scratch of qe * d, a product
+	 * of exactly qen by dn limbs (qe with its leading zeros) made in R
+	 */
+	prod = 2 * T + 2 + bn_mul_n_itch(T + 1);
+	m = __bn_mul_itch_at(qen > dn ? qen : dn, qen < dn ? qen : dn);
+	return qen + W + (m > prod ? m : prod);
 }
 
 noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
 				size_t xn, u64 *mem)
 {
 	size_t dn = dv->dn, T = dv->T, off = dn - T;
-	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, psz, W, i;
+	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, W, i;
 	unsigned int fixups = 0;
-	u64 *N, *prod, *qe, *p, *R, *scr;
+	u64 *N, *prod, *qe, *R, *scr;
 
 	/* x < d B^dn: a limb of x << s past 2T limbs must be zero */
 	for (i = 2 * T; i < Nn; i++)
@@ -280,31 +303,32 @@ noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, con
 	if (Nn > 2 * T)
 		Nn = 2 * T;
 	bn_divrem_sizes(T, dn, xn, &qen, &W);
-	N = mem;
-	prod = N + 2 * T;
-	qe = prod + 2 * T + 2;
-	p = qe + qen;
-	R = p + dn + qen;
+	qe = mem;
+	R = qe + qen;
 	scr = R + W;
-
+	/* the estimate: N, the top 2T limbs of x << s, in R (W > 2T) until qe is known */
+	N = R;
+	prod = scr;
 	for (i = 0; i < Nn; i++)
 		N[i] = bn_shifted_limb(x, xn, off + i, dv->s);
 	bn_zero(N + Nn, 2 * T - Nn);
-	bn_mul_n(prod, N + T - 1, dv->v, T + 1, scr);
+	bn_mul_n(prod, N + T - 1, dv->v, T + 1, prod + 2 * T + 2);
 	bn_copyi(qe, prod + T + 1, T + 1);
 	bn_zero(qe + T + 1, qen - (T + 1));
 	qsz = bn_normalized_size(qe, qen);
 
-	/* R = x - qe * d, two's complement in W limbs */
-	bn_copyi(R, x, xn);
-	bn_zero(R + xn, W - xn);
+	/* R = x - qe * d, two's complement in W limbs: qe * d (qen + dn < W limbs) in R, negated, + x */
 	if (qsz) {
-		if (qsz >= dn)
-			bn_mul(p, qe, qsz, dv->d, dn, scr);
+		if (qen >= dn)
+			bn_mul(R, qe, qen, dv->d, dn, scr);
 		else
-			bn_mul(p, dv->d, dn, qe, qsz, scr);
-		psz = qsz + dn;
-		bn_sub(R, R, W, p, psz);
+			bn_mul(R, dv->d, dn, qe, qen, scr);
+		bn_zero(R + qen + dn, W - qen - dn);
+		bn_neg_inplace(R, W);
+		bn_add(R, R, W, x, xn);
+	} else {
+		bn_copyi(R, x, xn);
+		bn_zero(R + xn, W - xn);
 	}
 	/*
 	 * The estimate is off by a few units at most; a larger error means the

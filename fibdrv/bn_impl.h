@@ -106,12 +106,12 @@ static inline size_t __bn_ntt_len(size_t rn)
 	return N >= 4 && 3 * (N / 4) >= rn ? 3 * (N / 4) : N;
 }
 
-/* bn_ntt.c: three residue vectors, a twiddle table, the second operand's */
+/* bn_ntt.c: two residue vectors (the third waits in r), a twiddle table, the second operand's */
 static inline size_t __bn_ntt_itch(size_t rn, int sqr)
 {
 	size_t N = __bn_ntt_len(rn);
 
-	return (sqr ? 3 : 4) * N + N / 2;
+	return (sqr ? 2 : 3) * N + N / 2;
 }
 
 /*
@@ -121,25 +121,61 @@ static inline size_t __bn_ntt_itch(size_t rn, int sqr)
  * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
  * Above its threshold the NTT's, which the Tooms' subproducts never reach.
  */
+static inline size_t __bn_ntt_n_itch(size_t n, size_t threshold, int sqr)
+{
+	size_t ntt, below = 10 * (threshold - 1) + 200;
+
+	if (n < threshold)
+		return 10 * n + 200;
+	/* never below the Tooms' bound under the threshold: monotone in n */
+	ntt = __bn_ntt_itch(2 * n, sqr);
+	return ntt > below ? ntt : below;
+}
+
 static inline size_t __bn_mul_n_itch(size_t n)
 {
-	return n >= BN_MUL_NTT_THRESHOLD ? __bn_ntt_itch(2 * n, 0) : 10 * n + 200;
+	return __bn_ntt_n_itch(n, BN_MUL_NTT_THRESHOLD, 0);
 }
 
 static inline size_t __bn_sqr_n_itch(size_t n)
 {
-	return n >= BN_SQR_NTT_THRESHOLD ? __bn_ntt_itch(2 * n, 1) : 10 * n + 200;
+	return __bn_ntt_n_itch(n, BN_SQR_NTT_THRESHOLD, 1);
+}
+
+/* bn_mul() of unequal NTT-sized operands, an < 2bn: one transform of an + bn */
+static inline int __bn_mul_direct_ntt(size_t an, size_t bn)
+{
+	return an != bn && bn >= BN_MUL_NTT_THRESHOLD && an < 2 * bn;
 }
 
 /*
  * bn_mul(): a 2bn-limb product beside bn_mul_n()'s scratch, at each level
  * of its recursion on the last, shorter slice (sizes falling as in
- * Euclid's algorithm, at least halving every two levels: 4bn in all).
+ * Euclid's algorithm, at least halving every two levels: 4bn in all; a
+ * direct transform down there, of at most 2bn limbs, needs no more than
+ * bn_mul_n()'s of bn), or one transform's scratch where it multiplies
+ * directly. The larger of the two, with an capped below 2bn: a bound for
+ * every product of at most an by bn limbs (callers size by the largest;
+ * the direct transform of 3bn limbs can pad to 4bn, past the other).
  */
+static inline size_t __bn_mul_itch(size_t an, size_t bn);
+
+/* bn_mul()'s scratch for exactly an x bn limbs (an >= bn): not a bound for smaller sizes */
+static inline size_t __bn_mul_itch_at(size_t an, size_t bn)
+{
+	if (__bn_mul_direct_ntt(an, bn))
+		return __bn_ntt_itch(an + bn, 0);
+	return __bn_mul_itch(bn, bn);
+}
+
 static inline size_t __bn_mul_itch(size_t an, size_t bn)
 {
-	(void)an;
-	return 6 * bn + __bn_mul_n_itch(bn) + 400;
+	size_t slices = 6 * bn + __bn_mul_n_itch(bn) + 400, direct;
+
+	if (bn < BN_MUL_NTT_THRESHOLD)
+		return slices;
+	direct = __bn_ntt_itch((an < 2 * bn ? an : 2 * bn - 1) + bn, 0);
+	return direct > slices ? direct : slices;
 }
 
 /*
@@ -158,9 +194,19 @@ struct bn_divisor {
 /*
  * Prepare dv for d (dn limbs, d[dn - 1] != 0) from its top T limbs, with
  * the exact inverse (exact) or a cheaper one a few units off (enough for
- * Barrett division, which corrects its quotient both ways).
+ * Barrett division, which corrects its quotient both ways). The inversion
+ * runs in @scr, bn_invert_itch(T, exact) limbs, or in scratch allocated
+ * for it when @scr is NULL; dv->dh is allocated either way.
  */
-int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, int exact);
+int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, int exact,
+			u64 *scr);
+size_t bn_invert_itch(size_t n, int exact);
+
+static inline int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T,
+				      int exact)
+{
+	return bn_divisor_init_scr(dv, d, dn, T, exact, NULL);
+}
 /*
  * q (xn - dn + 1 limbs) = x / d, r (dn limbs) = x mod d; -EAGAIN when an
  * approximate inverse was too coarse (retry with the exact one).

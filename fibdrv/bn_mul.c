@@ -450,7 +450,12 @@ noinline void bn_sqr_n(u64 *r, const u64 *a, size_t n, u64 *scratch)
 		bn_sqr_ntt(r, a, n, scratch);
 }
 
-/* a x b, an >= bn >= 1: balanced products of bn-limb slices of a */
+/*
+ * a x b, an >= bn >= 1: balanced products of bn-limb slices of a, or one
+ * transform of the whole product where both are NTT-sized and an < 2 bn
+ * (one transform of length >= an + bn instead of one of 2bn and the
+ * remainder's; less scratch too: __bn_mul_itch)
+ */
 noinline void bn_mul(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
 {
 	u64 *tmp, *next;
@@ -458,6 +463,10 @@ noinline void bn_mul(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u
 
 	if (bn < BN_MUL_KARATSUBA_THRESHOLD) {
 		bn_mul_basecase(r, a, an, b, bn);
+		return;
+	}
+	if (__bn_mul_direct_ntt(an, bn)) {
+		bn_mul_ntt(r, a, an, b, bn, scratch);
 		return;
 	}
 	if (an == bn) {

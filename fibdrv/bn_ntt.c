@@ -21,9 +21,11 @@
  * Residues are kept in [0, p); twiddles are in Montgomery form (w R mod p,
  * R = 2^64), so one Montgomery product d * (w R) R^-1 = d w needs no
  * conversion of the data. The transforms recurse on halves once larger
- * than NTT_BLOCK, so each sub-transform runs in cache. Scratch: three
+ * than NTT_BLOCK, so each sub-transform runs in cache. Scratch: two
  * residue vectors, the second operand's transform and a twiddle table,
- * bn_ntt_itch(). Never allocates, never fails (layer 1 of bn.h).
+ * bn_ntt_itch(); the first prime's residues wait in r itself (the
+ * recombination reads each before it writes that limb). Never allocates,
+ * never fails (layer 1 of bn.h).
  */
 #include "bn_impl.h"
 
@@ -322,6 +324,7 @@ noinline void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime)
  * r (rn limbs) = sum of coefficient i * 2^(64 i), each coefficient from
  * its residues x[k][i] (each N R^-1 times the true residue): scaled, then
  * combined by Garner's method into three limbs, c = y1 + p1 (y2 + p2 y3).
+ * x[0] may be r: limb i is written after residue i is read.
  */
 noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N)
 {
@@ -374,26 +377,37 @@ size_t bn_ntt_itch(size_t rn, int sqr)
 	return __bn_ntt_itch(rn, sqr);
 }
 
+/*
+ * Prime 0 runs in the vector prime 1 then reuses; its first rn residues
+ * (the rest are the zero padding's) wait in r, which does not overlap a
+ * or b. Prime 2 runs in the second vector, so a product holds three
+ * vectors at most (two for a square) beside the twiddles.
+ */
 static void ntt_product(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
 {
 	size_t rn = an + bn, N = __bn_ntt_len(rn);
-	u64 *x[3] = {scratch, scratch + N, scratch + 2 * N};
-	u64 *tw = scratch + 3 * N, *y = tw + N / 2;
+	u64 *v[2] = {scratch, scratch + N};
+	u64 *tw = scratch + 2 * N, *y = tw + N / 2;
+	u64 *x[3] = {r, v[0], v[1]};
 	struct ntt_prime P;
 	int k;
 
 	for (k = 0; k < 3; k++) {
+		u64 *w = v[k == 2];
+
 		ntt_prime_init(&P, k);
 		ntt_twiddles(tw, ntt_pow2(N), &P);
-		bn_ntt_fwd(x[k], a, an, N, tw, k);
+		bn_ntt_fwd(w, a, an, N, tw, k);
 		if (b) {
 			bn_ntt_fwd(y, b, bn, N, tw, k);
-			bn_ntt_pointwise(x[k], y, N, k);
+			bn_ntt_pointwise(w, y, N, k);
 		} else {
-			bn_ntt_pointwise(x[k], x[k], N, k);
+			bn_ntt_pointwise(w, w, N, k);
 		}
 		ntt_twiddles_invert(tw, ntt_pow2(N), &P);
-		bn_ntt_inv(x[k], N, tw, k);
+		bn_ntt_inv(w, N, tw, k);
+		if (k == 0)
+			bn_copyi(r, w, rn);
 	}
 	bn_ntt_crt(r, rn, x, N);
 }

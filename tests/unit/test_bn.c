@@ -457,6 +457,13 @@ static void test_ntt(void)
 		check_mul(M_SQRN, n, n);
 	check_mul(M_MUL, 3 * BN_MUL_NTT_THRESHOLD + 7, BN_MUL_NTT_THRESHOLD + 5);
 	check_mul(M_MUL, 2 * BN_MUL_NTT_THRESHOLD + 100, 2 * BN_MUL_NTT_THRESHOLD - 50);
+	/* one transform of an + bn limbs (an < 2bn), at its edges and its worst
+	 * padding: 6144 + 12287 limbs in 24576 points, past the slices' scratch */
+	check_mul(M_MUL, BN_MUL_NTT_THRESHOLD + 1, BN_MUL_NTT_THRESHOLD);
+	check_mul(M_MUL, 2 * BN_MUL_NTT_THRESHOLD - 1, BN_MUL_NTT_THRESHOLD);
+	check_mul(M_MUL, 2 * BN_MUL_NTT_THRESHOLD, BN_MUL_NTT_THRESHOLD);
+	if (BN_MUL_NTT_THRESHOLD <= 6144)
+		check_mul_fill(M_MUL, 12287, 6144, 1);
 	group_end("bn_mul_n/bn_sqr_n/bn_mul around the NTT thresholds");
 }
 
