@@ -130,16 +130,50 @@ noinline size_t bn_invert_itch(size_t n, int exact)
 }
 
 /*
+ * pd (m + 1 limbs) = |E|, E = B^m - d vh (m = n + h), from d vh modulo
+ * B^Nw - 1 (Nw >= n + 3: |E| < 4 B^n is far below B^Nw / 2), where that
+ * transform is shorter than the full product's; *neg = 1 when E <= 0.
+ * Nonzero (nothing to use) when not applicable, or when the low limb,
+ * computed directly, shows |E| too large for Nw limbs.
+ */
+static int bn_invert_wrapped(u64 *pd, size_t m, const u64 *d, size_t n, const u64 *vh, size_t h,
+			     u64 *scr, int *neg)
+{
+	size_t Nw, t, i;
+	u64 low = d[0] * vh[0]; /* limb 0 of d vh - B^m (m >= 1) */
+
+	if (n < BN_MUL_NTT_THRESHOLD || h + 1 < BN_MUL_NTT_THRESHOLD)
+		return -1;
+	Nw = __bn_ntt_len(n + 3);
+	if (Nw > m + 1 || Nw >= __bn_ntt_len(n + h + 1))
+		return -1;
+	bn_mulmod_bnm1(pd, Nw, d, n, vh, h + 1, scr);
+	/* D = d vh - B^m modulo B^Nw - 1, B^m = B^(m mod Nw) there */
+	t = m % Nw;
+	if (bn_sub_1(pd + t, pd + t, Nw - t, 1))
+		bn_sub_1(pd, pd, Nw, 1);
+	/* the representative nearest 0: -E = D, or D - (B^Nw - 1) = -(~D) */
+	*neg = !(pd[Nw - 1] >> 63);
+	if (!*neg) {
+		for (i = 0; i < Nw; i++)
+			pd[i] = ~pd[i];
+		low = -low;
+	}
+	bn_zero(pd + Nw, m + 1 - Nw);
+	return pd[0] != low;
+}
+
+/*
  * v = floor(B^(2n) / d), n + 1 limbs, d normalised, in scratch @scr of
  * bn_invert_itch(n, exact) limbs.  One Newton step from the exact inverse
  * of the top h = ceil(n/2) limbs, then an exact fix-up against d * v, so
  * every level returns the exact floor.
  */
-static void bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
+static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
 {
-	size_t h, m, en, cn;
+	size_t h, m, en, cn, at;
 	u64 *vh, *pd, *prod;
-	int neg;
+	int neg, err;
 
 	if (n == 1) {
 		u64 r;
@@ -151,45 +185,59 @@ static void bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
 			v[0] = bn_udiv_qrnnd(&r, -d[0], 0, d[0]);
 			v[1] = 1;
 		}
-		return;
+		return 0;
 	}
 	h = (n + 1) / 2;
 	m = n + h;
 	vh = scr;
 	scr += h + 1;
-	bn_invert_rec(vh, d + n - h, h, exact, scr);
+	err = bn_invert_rec(vh, d + n - h, h, exact, scr);
+	if (err)
+		return err;
 	/* vh: h+1, then pd: m+1, prod: h+1+m+1 where the deeper levels' scratch was */
 	pd = scr;
 	prod = pd + m + 1;
 	scr = prod + h + m + 2;
-	/* pd = d * vh; E = B^(n+h) - pd, |E| < 4 B^n */
-	bn_mul(pd, d, n, vh, h + 1, scr);
-	if (pd[m] == 0) {
-		neg = 0;
-		bn_neg_inplace(pd, m);
-	} else {
-		neg = 1;
-		pd[m] -= 1;
+	/* pd = |E|, E = B^(n+h) - d * vh, |E| < 4 B^n: modulo B^Nw - 1, or in full */
+	if (bn_invert_wrapped(pd, m, d, n, vh, h, scr, &neg)) {
+		bn_mul(pd, d, n, vh, h + 1, scr);
+		if (pd[m] == 0) {
+			neg = 0;
+			bn_neg_inplace(pd, m);
+		} else {
+			neg = 1;
+			pd[m] -= 1;
+		}
 	}
 	en = bn_normalized_size(pd, m + 1);
-	/* correction = floor(vh * |E| / B^(2h)) */
+	/*
+	 * correction = floor(vh * |E| / B^(2h)), from the top h + 2 limbs of
+	 * |E| only: the rest (drop limbs) is worth less than vh B^drop / B^2h
+	 * < B^(drop + 1 - h) <= 1 (en <= n + 1 <= 2h + 1), so the correction
+	 * comes out at most two units low (as GMP's mpn_invertappr truncates)
+	 */
 	cn = 0;
+	at = 0;
 	if (en) {
-		if (en >= h + 1)
-			bn_mul(prod, pd, en, vh, h + 1, scr);
+		size_t drop = en > h + 2 ? en - (h + 2) : 0, kn = en - drop;
+
+		if (kn >= h + 1)
+			bn_mul(prod, pd + drop, kn, vh, h + 1, scr);
 		else
-			bn_mul(prod, vh, h + 1, pd, en, scr);
-		if (h + 1 + en > 2 * h)
-			cn = bn_normalized_size(prod + 2 * h, h + 1 + en - 2 * h);
+			bn_mul(prod, vh, h + 1, pd + drop, kn, scr);
+		at = 2 * h - drop;
+		if (h + 1 + kn > at)
+			cn = bn_normalized_size(prod + at, h + 1 + kn - at);
 	}
 	bn_zero(v, n - h);
 	bn_copyi(v + n - h, vh, h + 1);
-	/* |correction| < 8 B^(n-h): cn <= n + 1 */
+	if (cn > n + 1)
+		return -EINVAL; /* cannot happen: |correction| < 8 B^(n-h) */
 	if (cn) {
 		if (neg)
-			bn_sub(v, v, n + 1, prod + 2 * h, cn);
+			bn_sub(v, v, n + 1, prod + at, cn);
 		else
-			bn_add(v, v, n + 1, prod + 2 * h, cn);
+			bn_add(v, v, n + 1, prod + at, cn);
 	}
 	/*
 	 * Barrett division only needs v within a few units (it corrects its
@@ -198,12 +246,14 @@ static void bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
 	 */
 	if (exact)
 		bn_invert_fixup(v, d, n, pd, pd + 2 * n + 2);
+	return 0;
 }
 
 /* bn_invert_rec in @scr, or in scratch allocated here when @scr is NULL */
 static int bn_invert_scr(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
 {
 	u64 *mem = NULL;
+	int err;
 
 	if (!scr && n > 1) {
 		mem = bn_limbs_alloc(bn_invert_itch(n, exact));
@@ -211,9 +261,9 @@ static int bn_invert_scr(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
 			return -ENOMEM;
 		scr = mem;
 	}
-	bn_invert_rec(v, d, n, exact, scr);
+	err = bn_invert_rec(v, d, n, exact, scr);
 	bn_mem_free(mem);
-	return 0;
+	return err;
 }
 
 noinline int bn_invert(u64 *v, const u64 *d, size_t n)
@@ -271,6 +321,25 @@ static void bn_divrem_sizes(size_t T, size_t dn, size_t xn, size_t *qen, size_t 
 	*W = (xn > dn + *qen ? xn : dn + *qen) + 1;
 }
 
+/*
+ * The length Nw of a transform that gives qe d modulo B^Nw - 1, when the
+ * full product would take a longer one (both operands NTT-sized), else 0.
+ * x - qe d is small (a few d at most, far below B^(Nw - 1) / 2), so its
+ * residue modulo B^Nw - 1 (Nw >= dn + 3) gives it exactly; the low limb,
+ * computed directly, catches the coarse-inverse case where it would not.
+ */
+static size_t bn_divrem_wrap_len(size_t qen, size_t dn, size_t W)
+{
+	size_t Nw;
+
+	if (qen < BN_MUL_NTT_THRESHOLD || dn < BN_MUL_NTT_THRESHOLD)
+		return 0;
+	Nw = __bn_ntt_len(dn + 3);
+	if (Nw > W || qen > Nw || Nw >= __bn_ntt_len(qen + dn))
+		return 0;
+	return Nw;
+}
+
 noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 {
 	size_t qen, W;
@@ -281,18 +350,54 @@ noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 	 * qe and R, then two phases in the same place: the estimate (its
 	 * product with v: 2T + 2 limbs, and that product's scratch; the top of
 	 * x it multiplies waits in R), then the scratch of qe * d, a product
-	 * of exactly qen by dn limbs (qe with its leading zeros) made in R
+	 * of exactly qen by dn limbs (qe with its leading zeros) made in R,
+	 * or of that product modulo B^Nw - 1
 	 */
 	prod = 2 * T + 2 + bn_mul_n_itch(T + 1);
-	m = __bn_mul_itch_at(qen > dn ? qen : dn, qen < dn ? qen : dn);
+	if (bn_divrem_wrap_len(qen, dn, W))
+		m = __bn_ntt_itch(bn_divrem_wrap_len(qen, dn, W), 0);
+	else
+		m = __bn_mul_itch_at(qen > dn ? qen : dn, qen < dn ? qen : dn);
 	return qen + W + (m > prod ? m : prod);
+}
+
+/*
+ * R (W limbs, two's complement) = x - qe d from qe d modulo B^Nw - 1:
+ * its complement is -qe d, plus x's Nw-limb pieces, carries wrapped; then
+ * the representative nearest 0. Nonzero when the low limb disagrees with
+ * x - qe d computed directly (|x - qe d| too large for Nw limbs).
+ */
+static int bn_divrem_wrapped(u64 *R, size_t Nw, size_t W, const u64 *x, size_t xn,
+			     const u64 *qe, size_t qen, const u64 *d, size_t dn, u64 *scr)
+{
+	size_t i, len;
+
+	bn_mulmod_bnm1(R, Nw, qe, qen, d, dn, scr);
+	for (i = 0; i < Nw; i++)
+		R[i] = ~R[i];
+	for (i = 0; i < xn; i += Nw) {
+		len = xn - i < Nw ? xn - i : Nw;
+		if (bn_add(R, R, Nw, x + i, len))
+			while (bn_add_1(R, R, Nw, 1))
+				;
+	}
+	/* D in [0, B^Nw - 1]: past half of it, D - (B^Nw - 1) = (D + 1) - B^Nw */
+	if (R[Nw - 1] >> 63) {
+		u64 top = bn_add_1(R, R, Nw, 1) ? 0 : ~0ULL;
+
+		for (i = Nw; i < W; i++)
+			R[i] = top;
+	} else {
+		bn_zero(R + Nw, W - Nw);
+	}
+	return R[0] != x[0] - qe[0] * d[0];
 }
 
 noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
 				size_t xn, u64 *mem)
 {
 	size_t dn = dv->dn, T = dv->T, off = dn - T;
-	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, W, i;
+	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, W, Nw, i;
 	unsigned int fixups = 0;
 	u64 *N, *prod, *qe, *R, *scr;
 
@@ -318,7 +423,11 @@ noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, con
 	qsz = bn_normalized_size(qe, qen);
 
 	/* R = x - qe * d, two's complement in W limbs: qe * d (qen + dn < W limbs) in R, negated, + x */
-	if (qsz) {
+	Nw = bn_divrem_wrap_len(qen, dn, W);
+	if (qsz && Nw) {
+		if (bn_divrem_wrapped(R, Nw, W, x, xn, qe, qen, dv->d, dn, scr))
+			return -EAGAIN;
+	} else if (qsz) {
 		if (qen >= dn)
 			bn_mul(R, qe, qen, dv->d, dn, scr);
 		else

@@ -324,9 +324,11 @@ noinline void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime)
  * r (rn limbs) = sum of coefficient i * 2^(64 i), each coefficient from
  * its residues x[k][i] (each N R^-1 times the true residue): scaled, then
  * combined by Garner's method into three limbs, c = y1 + p1 (y2 + p2 y3).
- * x[0] may be r: limb i is written after residue i is read.
+ * x[0] may be r: limb i is written after residue i is read. What carries
+ * past limb rn - 1 goes to @carry (two limbs), or nowhere when NULL (a
+ * full product has none).
  */
-noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N)
+noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N, u64 *carry)
 {
 	struct ntt_prime P[3];
 	u64 scale[3], c12, c13, c23, acc0 = 0, acc1 = 0, acc2 = 0;
@@ -370,6 +372,10 @@ noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N)
 		if ((i & 0xffff) == 0xffff)
 			bn_resched();
 	}
+	if (carry) {
+		carry[0] = acc0;
+		carry[1] = acc1;
+	}
 }
 
 size_t bn_ntt_itch(size_t rn, int sqr)
@@ -383,9 +389,9 @@ size_t bn_ntt_itch(size_t rn, int sqr)
  * or b. Prime 2 runs in the second vector, so a product holds three
  * vectors at most (two for a square) beside the twiddles.
  */
-static void ntt_product(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
+static void ntt_product(u64 *r, size_t rn, size_t N, const u64 *a, size_t an, const u64 *b,
+			size_t bn, u64 *scratch, u64 *carry)
 {
-	size_t rn = an + bn, N = __bn_ntt_len(rn);
 	u64 *v[2] = {scratch, scratch + N};
 	u64 *tw = scratch + 2 * N, *y = tw + N / 2;
 	u64 *x[3] = {r, v[0], v[1]};
@@ -409,17 +415,42 @@ static void ntt_product(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn
 		if (k == 0)
 			bn_copyi(r, w, rn);
 	}
-	bn_ntt_crt(r, rn, x, N);
+	bn_ntt_crt(r, rn, x, N, carry);
 }
 
 /* r = a b (an + bn limbs), an, bn >= 1; scratch bn_ntt_itch(an + bn, 0) */
 noinline void bn_mul_ntt(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
 {
-	ntt_product(r, a, an, b, bn, scratch);
+	ntt_product(r, an + bn, __bn_ntt_len(an + bn), a, an, b, bn, scratch, NULL);
 }
 
 /* r = a^2 (2n limbs); scratch bn_ntt_itch(2n, 1) */
 noinline void bn_sqr_ntt(u64 *r, const u64 *a, size_t n, u64 *scratch)
 {
-	ntt_product(r, a, n, NULL, n, scratch);
+	ntt_product(r, 2 * n, __bn_ntt_len(2 * n), a, n, NULL, n, scratch, NULL);
+}
+
+/*
+ * r (N limbs) = a b mod (B^N - 1), N a transform length (bn_ntt_len(N) ==
+ * N), 1 <= an, bn <= N: the cyclic convolution of length N (B^N = 1: each
+ * coefficient still sums at most min(an, bn) products, within the three
+ * primes' range), its carry past limb N - 1 added back at limb 0. r may
+ * come out as B^N - 1, the other form of 0. Scratch bn_ntt_itch(N, 0).
+ * GMP's mpn_mulmod_bnm1 serves its division the same way (the product
+ * modulo B^N - 1 where the caller knows the result is small).
+ */
+noinline void bn_mulmod_bnm1(u64 *r, size_t N, const u64 *a, size_t an, const u64 *b, size_t bn,
+			     u64 *scratch)
+{
+	u64 carry[2];
+
+	ntt_product(r, N, N, a, an, b, bn, scratch, carry);
+	if (bn_add(r, r, N, carry, 2))
+		while (bn_add_1(r, r, N, 1))
+			;
+}
+
+size_t bn_ntt_len(size_t rn)
+{
+	return __bn_ntt_len(rn);
 }

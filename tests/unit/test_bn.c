@@ -426,6 +426,42 @@ static void check_mul(int which, size_t an, size_t bn)
 	check_mul_fill(which, an, bn, 0);
 }
 
+/* a b mod (B^N - 1) against GMP, in exactly bn_ntt_itch(N, 0) scratch; @ones: all limbs 2^64 - 1 */
+static void check_mulmod_bnm1(size_t N, size_t an, size_t bn, int ones)
+{
+	size_t itch = bn_ntt_itch(N, 0);
+	u64 *a = xalloc(an), *b = xalloc(bn), *r = guarded(N), *s = guarded(itch);
+	mpz_t za, zb, zm, zr;
+
+	mpz_inits(za, zb, zm, zr, NULL);
+	rnd_limbs(a, an);
+	rnd_limbs(b, bn);
+	if (ones) {
+		memset(a, 0xff, an * sizeof(*a));
+		memset(b, 0xff, bn * sizeof(*b));
+	}
+	bn_mulmod_bnm1(r, N, a, an, b, bn, s);
+	to_mpz(za, a, an);
+	to_mpz(zb, b, bn);
+	mpz_mul(zr, za, zb);
+	mpz_set_ui(zm, 1);
+	mpz_mul_2exp(zm, zm, 64 * N);
+	mpz_sub_ui(zm, zm, 1);
+	mpz_mod(zr, zr, zm);
+	to_mpz(za, r, N); /* B^N - 1 is the other form of 0 */
+	if (mpz_cmp(za, zm) == 0)
+		mpz_set_ui(za, 0);
+	if (mpz_cmp(za, zr) != 0)
+		fail("bn_mulmod_bnm1 N=%zu an=%zu bn=%zu wrong", N, an, bn);
+	if (!guard_ok(r, N) || !guard_ok(s, itch))
+		fail("bn_mulmod_bnm1 N=%zu an=%zu bn=%zu wrote past its buffers", N, an, bn);
+	mpz_clears(za, zb, zm, zr, NULL);
+	free(a);
+	free(b);
+	free(r);
+	free(s);
+}
+
 /*
  * The NTT (bn_ntt.c) on its own, at every small size, unbalanced, at and
  * around transform lengths (product sizes 2^k, 2^k + 1), with the largest
@@ -450,6 +486,19 @@ static void test_ntt(void)
 	check_mul(M_NTT, 5000, 1);
 	check_mul(M_NTT, 5000, 2);
 	group_end("bn_mul_ntt/bn_sqr_ntt: sizes 1..80, 2^k +- 1, unbalanced, all-ones");
+	group_begin();
+	/* lengths 2^k and 3 2^k; operands up to N limbs (wrapping), one limb, all-ones */
+	for (i = 0; i < 6; i++) {
+		static const size_t lens[] = {4, 6, 64, 96, 1024, 12288};
+		size_t N = lens[i];
+
+		check_mulmod_bnm1(N, N, N, 0);
+		check_mulmod_bnm1(N, N, N, 1);
+		check_mulmod_bnm1(N, N - 1, N / 2 + 1, 0);
+		check_mulmod_bnm1(N, N, 1, 0);
+		check_mulmod_bnm1(N, 1, 1, 1);
+	}
+	group_end("bn_mulmod_bnm1: a b mod B^N - 1, N = 4..12288, full and short operands, all-ones");
 	group_begin();
 	for (n = BN_MUL_NTT_THRESHOLD - 1; n <= BN_MUL_NTT_THRESHOLD + 1; n++)
 		check_mul(M_MULN, n, n);
@@ -545,6 +594,35 @@ static void test_invert_divrem(void)
 	}
 	group_end("bn_invert");
 
+	/* where the Newton step's d vh is taken modulo B^Nw - 1 (n, h + 1 past the NTT threshold) */
+	group_begin();
+	for (it = 0; it < 6; it++) {
+		u64 *d, *v;
+
+		n = 2 * BN_MUL_NTT_THRESHOLD + 1 + rnd() % (BN_MUL_NTT_THRESHOLD);
+		d = xalloc(n);
+		v = xalloc(n + 1);
+		rnd_limbs(d, n);
+		if (it % 3 == 1)
+			memset(d, 0, n * 8);
+		else if (it % 3 == 2)
+			memset(d, 0xff, n * 8);
+		d[n - 1] |= 1ULL << 63;
+		if (bn_invert(v, d, n)) {
+			fail("bn_invert n=%zu failed", n);
+		} else {
+			to_mpz(zd, d, n);
+			mpz_set_ui(zx, 1);
+			mpz_mul_2exp(zx, zx, 128 * n);
+			mpz_tdiv_q(zq, zx, zd);
+			if (!eq_mpz(v, n + 1, zq))
+				fail("bn_invert n=%zu wrong", n);
+		}
+		free(d);
+		free(v);
+	}
+	group_end("bn_invert past the NTT threshold (d vh modulo B^Nw - 1)");
+
 	group_begin();
 	for (it = 0; it < 80 * (size_t)RAND_ITERS; it++) {
 		u64 *d, *x, *q, *r;
@@ -590,6 +668,48 @@ static void test_invert_divrem(void)
 			fail("bn_divrem accepted a quotient longer than dn limbs");
 	}
 	group_end("bn_divrem");
+
+	/*
+	 * Divisors past the NTT threshold, quotients too: q d modulo B^Nw - 1
+	 * (bn_divrem_wrap_len); random, B^n / 2 and all-ones divisors (the
+	 * approximate inverse's hardest), x up to 2 dn limbs
+	 */
+	group_begin();
+	for (it = 0; it < 6; it++) {
+		u64 *d, *x, *q, *r;
+		int err;
+
+		n = BN_MUL_NTT_THRESHOLD + 1 + rnd() % (2 * BN_MUL_NTT_THRESHOLD);
+		xn = it < 3 ? 2 * n : n + BN_MUL_NTT_THRESHOLD + rnd() % (n - BN_MUL_NTT_THRESHOLD);
+		d = xalloc(n);
+		x = xalloc(xn);
+		q = xalloc(xn - n + 1);
+		r = xalloc(n);
+		rnd_limbs(d, n);
+		if (it % 3 == 1)
+			memset(d, 0, n * 8);
+		else if (it % 3 == 2)
+			memset(d, 0xff, n * 8);
+		d[n - 1] |= 1ULL << 63;
+		rnd_limbs(x, xn);
+		if (xn == 2 * n)
+			memset(x + n, 0, n * 8); /* the quotient within n limbs */
+		if (xn == 2 * n)
+			rnd_limbs(x + n, n - 1);
+		to_mpz(zd, d, n);
+		to_mpz(zx, x, xn);
+		err = bn_divrem(q, r, x, xn, d, n);
+		mpz_tdiv_qr(zq, zr, zx, zd);
+		if (err)
+			fail("bn_divrem xn=%zu dn=%zu error %d", xn, n, err);
+		else if (!eq_mpz(q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
+			fail("bn_divrem xn=%zu dn=%zu wrong", xn, n);
+		free(d);
+		free(x);
+		free(q);
+		free(r);
+	}
+	group_end("bn_divrem past the NTT threshold (q d modulo B^Nw - 1)");
 	mpz_clears(zd, zx, zq, zr, NULL);
 }
 
