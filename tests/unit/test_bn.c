@@ -559,81 +559,78 @@ static void test_mul(void)
 
 /* ---- division and inverse --------------------------------------------------- */
 
+/* bn_invert of an n-limb divisor against GMP: @kind 0 random, 1 B^n / 2, 2 all-ones */
+static void check_invert(size_t n, int kind)
+{
+	u64 *d = xalloc(n), *v = xalloc(n + 1);
+	mpz_t zd, zx;
+
+	mpz_inits(zd, zx, NULL);
+	rnd_limbs(d, n);
+	if (kind)
+		memset(d, kind == 1 ? 0 : 0xff, n * 8);
+	d[n - 1] |= 1ULL << 63;
+	if (bn_invert(v, d, n)) {
+		fail("bn_invert n=%zu failed", n);
+	} else {
+		to_mpz(zd, d, n);
+		mpz_set_ui(zx, 1);
+		mpz_mul_2exp(zx, zx, 128 * n);
+		mpz_tdiv_q(zx, zx, zd);
+		if (!eq_mpz(v, n + 1, zx))
+			fail("bn_invert n=%zu wrong", n);
+	}
+	mpz_clears(zd, zx, NULL);
+	free(d);
+	free(v);
+}
+
+/* bn_divrem of x (xn limbs) by d (n limbs) against GMP */
+static void check_divrem(const u64 *x, size_t xn, const u64 *d, size_t n)
+{
+	u64 *q = xalloc(xn - n + 1), *r = xalloc(n);
+	mpz_t zd, zx, zq, zr;
+	int err;
+
+	mpz_inits(zd, zx, zq, zr, NULL);
+	to_mpz(zd, d, n);
+	to_mpz(zx, x, xn);
+	err = bn_divrem(q, r, x, xn, d, n);
+	mpz_tdiv_qr(zq, zr, zx, zd);
+	if (err)
+		fail("bn_divrem xn=%zu dn=%zu error %d", xn, n, err);
+	else if (!eq_mpz(q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
+		fail("bn_divrem xn=%zu dn=%zu wrong", xn, n);
+	mpz_clears(zd, zx, zq, zr, NULL);
+	free(q);
+	free(r);
+}
+
 static void test_invert_divrem(void)
 {
 	size_t it, n, xn;
-	mpz_t zd, zx, zq, zr;
 
-	mpz_inits(zd, zx, zq, zr, NULL);
 	group_begin();
 	for (it = 0; it < 60 * (size_t)RAND_ITERS; it++) {
-		u64 *d, *v;
-
 		n = it < 20 ? it + 1 : 1 + rnd() % (it % 7 ? 200 : 3000);
-		d = xalloc(n);
-		v = xalloc(n + 1);
-		rnd_limbs(d, n);
-		if (it % 5 == 1) {
-			memset(d, 0, n * 8);	/* B^n / 2 */
-		} else if (it % 5 == 2) {
-			memset(d, 0xff, n * 8);
-		}
-		d[n - 1] |= 1ULL << 63;
-		if (bn_invert(v, d, n)) {
-			fail("bn_invert n=%zu failed", n);
-		} else {
-			to_mpz(zd, d, n);
-			mpz_set_ui(zx, 1);
-			mpz_mul_2exp(zx, zx, 128 * n);
-			mpz_tdiv_q(zq, zx, zd);
-			if (!eq_mpz(v, n + 1, zq))
-				fail("bn_invert n=%zu wrong", n);
-		}
-		free(d);
-		free(v);
+		check_invert(n, it % 5 < 3 ? (int)(it % 5) : 0);
 	}
 	group_end("bn_invert");
 
 	/* where the Newton step's d vh is taken modulo B^Nw - 1 (n, h + 1 past the NTT threshold) */
 	group_begin();
-	for (it = 0; it < 6; it++) {
-		u64 *d, *v;
-
-		n = 2 * BN_MUL_NTT_THRESHOLD + 1 + rnd() % (BN_MUL_NTT_THRESHOLD);
-		d = xalloc(n);
-		v = xalloc(n + 1);
-		rnd_limbs(d, n);
-		if (it % 3 == 1)
-			memset(d, 0, n * 8);
-		else if (it % 3 == 2)
-			memset(d, 0xff, n * 8);
-		d[n - 1] |= 1ULL << 63;
-		if (bn_invert(v, d, n)) {
-			fail("bn_invert n=%zu failed", n);
-		} else {
-			to_mpz(zd, d, n);
-			mpz_set_ui(zx, 1);
-			mpz_mul_2exp(zx, zx, 128 * n);
-			mpz_tdiv_q(zq, zx, zd);
-			if (!eq_mpz(v, n + 1, zq))
-				fail("bn_invert n=%zu wrong", n);
-		}
-		free(d);
-		free(v);
-	}
+	for (it = 0; it < 6; it++)
+		check_invert(2 * BN_MUL_NTT_THRESHOLD + 1 + rnd() % BN_MUL_NTT_THRESHOLD, (int)(it % 3));
 	group_end("bn_invert past the NTT threshold (d vh modulo B^Nw - 1)");
 
 	group_begin();
 	for (it = 0; it < 80 * (size_t)RAND_ITERS; it++) {
-		u64 *d, *x, *q, *r;
-		int err;
+		u64 *d, *x;
 
 		n = it < 30 ? it / 3 + 1 : 1 + rnd() % (it % 9 ? 150 : 2000);
 		xn = n + rnd() % (n + 1);
 		d = xalloc(n);
 		x = xalloc(xn);
-		q = xalloc(xn - n + 1);
-		r = xalloc(n);
 		rnd_limbs(d, n);
 		if (!d[n - 1])
 			d[n - 1] = 1;
@@ -646,18 +643,9 @@ static void test_invert_divrem(void)
 			x[xn - 1] = 0;	/* keep the quotient within n limbs */
 		if (xn == 2 * n && bn_cmp_n(x + n, d, n) >= 0)
 			memset(x + n, 0, n * 8);
-		to_mpz(zd, d, n);
-		to_mpz(zx, x, xn);
-		err = bn_divrem(q, r, x, xn, d, n);
-		mpz_tdiv_qr(zq, zr, zx, zd);
-		if (err)
-			fail("bn_divrem xn=%zu dn=%zu error %d", xn, n, err);
-		else if (!eq_mpz(q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
-			fail("bn_divrem xn=%zu dn=%zu wrong", xn, n);
+		check_divrem(x, xn, d, n);
 		free(d);
 		free(x);
-		free(q);
-		free(r);
 	}
 	{
 		u64 d[2] = { 5, 1 }, x[5] = { 1, 2, 3, 4, 5 }, q[4], r[2];
@@ -676,15 +664,12 @@ static void test_invert_divrem(void)
 	 */
 	group_begin();
 	for (it = 0; it < 6; it++) {
-		u64 *d, *x, *q, *r;
-		int err;
+		u64 *d, *x;
 
 		n = BN_MUL_NTT_THRESHOLD + 1 + rnd() % (2 * BN_MUL_NTT_THRESHOLD);
 		xn = it < 3 ? 2 * n : n + BN_MUL_NTT_THRESHOLD + rnd() % (n - BN_MUL_NTT_THRESHOLD);
 		d = xalloc(n);
 		x = xalloc(xn);
-		q = xalloc(xn - n + 1);
-		r = xalloc(n);
 		rnd_limbs(d, n);
 		if (it % 3 == 1)
 			memset(d, 0, n * 8);
@@ -696,21 +681,11 @@ static void test_invert_divrem(void)
 			memset(x + n, 0, n * 8); /* the quotient within n limbs */
 		if (xn == 2 * n)
 			rnd_limbs(x + n, n - 1);
-		to_mpz(zd, d, n);
-		to_mpz(zx, x, xn);
-		err = bn_divrem(q, r, x, xn, d, n);
-		mpz_tdiv_qr(zq, zr, zx, zd);
-		if (err)
-			fail("bn_divrem xn=%zu dn=%zu error %d", xn, n, err);
-		else if (!eq_mpz(q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
-			fail("bn_divrem xn=%zu dn=%zu wrong", xn, n);
+		check_divrem(x, xn, d, n);
 		free(d);
 		free(x);
-		free(q);
-		free(r);
 	}
 	group_end("bn_divrem past the NTT threshold (q d modulo B^Nw - 1)");
-	mpz_clears(zd, zx, zq, zr, NULL);
 }
 
 /* ---- conversions --------------------------------------------------------- */
