@@ -247,7 +247,11 @@ static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out)
 	int err;
 
 	if (!c->dv[k].dh) {
-		err = bn_divisor_init(&c->dv[k], c->p[k], c->pn[k], c->pn[k]);
+		/* p[k] = p[k - 1]^2: its inverse from p[k - 1]'s where that one is built */
+		if (k > 0 && c->dv[k - 1].dh)
+			err = bn_divisor_init_sq(&c->dv[k], c->p[k], c->pn[k], &c->dv[k - 1]);
+		else
+			err = bn_divisor_init(&c->dv[k], c->p[k], c->pn[k], c->pn[k]);
 		if (err)
 			return err;
 	}

@@ -114,17 +114,16 @@ static void bn_invert_fixup(u64 *v, const u64 *d, size_t n, u64 *P, u64 *scr)
  * prod (h + m + 2) and their products' scratch; the exact fix-up reuses
  * the same place (P: 2n + 2, and its product's scratch).
  */
+static size_t bn_invert_step_itch(size_t n, int exact);
+
 noinline size_t bn_invert_itch(size_t n, int exact)
 {
-	size_t h, m, here, fix, deeper;
+	size_t h, here, deeper;
 
 	if (n <= 1)
 		return 0;
 	h = (n + 1) / 2;
-	m = n + h;
-	here = (m + 1) + (h + m + 2) + bn_mul_itch(m + 1, h + 1);
-	fix = exact ? (2 * n + 2) + bn_mul_itch(n + 1, n) : 0;
-	here = fix > here ? fix : here;
+	here = bn_invert_step_itch(n, exact);
 	deeper = bn_invert_itch(h, exact);
 	return (h + 1) + (deeper > here ? deeper : here);
 }
@@ -163,38 +162,28 @@ static int bn_invert_wrapped(u64 *pd, size_t m, const u64 *d, size_t n, const u6
 	return pd[0] != low;
 }
 
-/*
- * v = floor(B^(2n) / d), n + 1 limbs, d normalised, in scratch @scr of
- * bn_invert_itch(n, exact) limbs.  One Newton step from the exact inverse
- * of the top h = ceil(n/2) limbs, then an exact fix-up against d * v, so
- * every level returns the exact floor.
- */
-static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
+/* bn_invert_step's scratch: pd (m + 1), prod (h + m + 2), their products' (and the fix-up's) */
+static size_t bn_invert_step_itch(size_t n, int exact)
 {
-	size_t h, m, en, cn, at;
-	u64 *vh, *pd, *prod;
-	int neg, err;
+	size_t h = (n + 1) / 2, m = n + h, here, fix;
 
-	if (n == 1) {
-		u64 r;
+	here = (m + 1) + (h + m + 2) + bn_mul_itch(m + 1, h + 1);
+	fix = exact ? (2 * n + 2) + bn_mul_itch(n + 1, n) : 0;
+	return fix > here ? fix : here;
+}
 
-		if (d[0] == 1ULL << 63) {
-			v[0] = 0;
-			v[1] = 2;
-		} else {
-			v[0] = bn_udiv_qrnnd(&r, -d[0], 0, d[0]);
-			v[1] = 1;
-		}
-		return 0;
-	}
-	h = (n + 1) / 2;
-	m = n + h;
-	vh = scr;
-	scr += h + 1;
-	err = bn_invert_rec(vh, d + n - h, h, exact, scr);
-	if (err)
-		return err;
-	/* vh: h+1, then pd: m+1, prod: h+1+m+1 where the deeper levels' scratch was */
+/*
+ * One Newton step: v (n + 1 limbs) ~ floor(B^(2n) / d) from vh (h + 1
+ * limbs) ~ floor(B^(2h) / the top h = ceil(n/2) limbs of d), in scratch
+ * @scr of bn_invert_step_itch(n, exact); then, if @exact, the fix-up to
+ * the exact floor.
+ */
+static int bn_invert_step(u64 *v, const u64 *d, size_t n, int exact, const u64 *vh, u64 *scr)
+{
+	size_t h = (n + 1) / 2, m = n + h, en, cn, at;
+	u64 *pd, *prod;
+	int neg;
+
 	pd = scr;
 	prod = pd + m + 1;
 	scr = prod + h + m + 2;
@@ -249,6 +238,34 @@ static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
 	return 0;
 }
 
+/*
+ * v = floor(B^(2n) / d), n + 1 limbs, d normalised, in scratch @scr of
+ * bn_invert_itch(n, exact) limbs: vh, the inverse of the top half, first
+ * (recursively, in the scratch past it), then one Newton step.
+ */
+static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
+{
+	size_t h = (n + 1) / 2;
+	int err;
+
+	if (n == 1) {
+		u64 r;
+
+		if (d[0] == 1ULL << 63) {
+			v[0] = 0;
+			v[1] = 2;
+		} else {
+			v[0] = bn_udiv_qrnnd(&r, -d[0], 0, d[0]);
+			v[1] = 1;
+		}
+		return 0;
+	}
+	err = bn_invert_rec(scr, d + n - h, h, exact, scr + h + 1);
+	if (err)
+		return err;
+	return bn_invert_step(v, d, n, exact, scr, scr + h + 1);
+}
+
 /* bn_invert_rec in @scr, or in scratch allocated here when @scr is NULL */
 static int bn_invert_scr(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
 {
@@ -283,11 +300,10 @@ static inline u64 bn_shifted_limb(const u64 *x, size_t xn, size_t j, unsigned in
 	return lo;
 }
 
-int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, int exact,
-			u64 *scr)
+/* dv's fields, and dh = the top T limbs of d << s (v uninitialised) */
+static int bn_divisor_prep(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
 {
 	size_t off = dn - T, i;
-	int err;
 
 	dv->d = d;
 	dv->dn = dn;
@@ -299,7 +315,84 @@ int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T
 	dv->v = dv->dh + T;
 	for (i = 0; i < T; i++)
 		dv->dh[i] = bn_shifted_limb(d, dn, off + i, dv->s);
+	return 0;
+}
+
+noinline int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T,
+				 int exact, u64 *scr)
+{
+	int err = bn_divisor_prep(dv, d, dn, T);
+
+	if (err)
+		return err;
 	err = bn_invert_scr(dv->v, dv->dh, T, exact, scr);
+	if (err)
+		bn_divisor_release(dv);
+	return err;
+}
+
+/*
+ * vh (h + 1 limbs) ~ floor(B^(2h) / the top h limbs of D), D = d << s, d =
+ * e^2, from e's inverse: with D1 = e << s1 (T1 limbs) and v1 ~ B^(2 T1) /
+ * D1, D = D1^2 2^(s - 2 s1), so B^(2h) / (D / B^(T - h)) = v1^2 / 2^E with
+ * E = 64 (4 T1 - T - h) - (2 s1 - s). v1 a few units off gives vh a few
+ * units off (twice the relative error, at h ~ T1 limbs), as good as a
+ * recursive approximate inversion's. @sq: 2 T1 + 2 limbs and the square's
+ * scratch. Nonzero when the sizes do not line up.
+ */
+static int bn_invert_half_from_sq(u64 *vh, size_t T, unsigned int s, const struct bn_divisor *half,
+				  u64 *sq)
+{
+	size_t h = (T + 1) / 2, T1 = half->T, sn = 2 * (T1 + 1), off, have, i;
+	long E = 64L * ((long)(4 * T1) - (long)(T + h)) - (2L * half->s - (long)s);
+
+	if (E <= 0 || (size_t)E / 64 >= sn)
+		return -1;
+	bn_sqr_n(sq, half->v, T1 + 1, sq + sn);
+	off = (size_t)E / 64;
+	have = sn - off < h + 2 ? sn - off : h + 2;
+	if (E % 64)
+		bn_rshift(sq + off, sq + off, have, (unsigned int)(E % 64));
+	for (i = 0; i <= h; i++)
+		vh[i] = i < have ? sq[off + i] : 0;
+	return vh[h] > 2; /* an inverse of h limbs is at most 2 B^h: else not usable */
+}
+
+/*
+ * dv for d = e^2 (dn limbs, T = dn) from e's divisor @half (T = its dn,
+ * the approximate inverse): the inverse of d's top half from half's
+ * squared (1/d = (1/e)^2), then one Newton step, instead of inverting
+ * d's top half afresh (about half of an inversion's work). The D&C
+ * conversion's powers are such squares. Falls back to
+ * bn_divisor_init_inv() when the sizes do not line up.
+ */
+noinline int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn,
+				const struct bn_divisor *half)
+{
+	size_t T = dn, h = (T + 1) / 2, T1 = half->T, itch, sqi;
+	u64 *mem;
+	int err;
+
+	if (half->T != half->dn || T1 < BN_DIVISOR_SQ_MIN || T < 2 * T1 - 1 || T > 2 * T1)
+		return bn_divisor_init_inv(dv, d, dn, dn, 0);
+	err = bn_divisor_prep(dv, d, dn, T);
+	if (err)
+		return err;
+	/* the step's, or the square's; or, should that not serve, vh's afresh */
+	itch = bn_invert_step_itch(T, 0);
+	sqi = 2 * (T1 + 1) + bn_sqr_n_itch(T1 + 1);
+	itch = sqi > itch ? sqi : itch;
+	sqi = bn_invert_itch(h, 0);
+	mem = bn_limbs_alloc(h + 1 + (sqi > itch ? sqi : itch));
+	if (!mem) {
+		bn_divisor_release(dv);
+		return -ENOMEM;
+	}
+	if (bn_invert_half_from_sq(mem, T, dv->s, half, mem + h + 1))
+		err = bn_invert_rec(mem, dv->dh + T - h, h, 0, mem + h + 1); /* vh afresh */
+	if (!err)
+		err = bn_invert_step(dv->v, dv->dh, T, 0, mem, mem + h + 1);
+	bn_mem_free(mem);
 	if (err)
 		bn_divisor_release(dv);
 	return err;

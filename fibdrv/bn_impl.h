@@ -207,6 +207,17 @@ static inline int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_
 {
 	return bn_divisor_init_scr(dv, d, dn, T, exact, NULL);
 }
+
+/* below this many limbs of e, bn_divisor_init_sq inverts afresh (it is cheap there) */
+#ifndef BN_DIVISOR_SQ_MIN
+#define BN_DIVISOR_SQ_MIN 16
+#endif
+/*
+ * dv for d = e^2 (T = dn, approximate inverse) from e's divisor @half (T =
+ * its dn): the Newton iteration started from half's inverse squared.
+ */
+int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn,
+		       const struct bn_divisor *half);
 /*
  * q (xn - dn + 1 limbs) = x / d, r (dn limbs) = x mod d; -EAGAIN when an
  * approximate inverse was too coarse (retry with the exact one).

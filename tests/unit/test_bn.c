@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "fib_algo.h"
+#include "bn_impl.h"
 
 #ifdef BN_TEST_REDUCED
 #define ALL_N_MAX 1500
@@ -606,6 +607,44 @@ static void check_divrem(const u64 *x, size_t xn, const u64 *d, size_t n)
 	free(r);
 }
 
+/*
+ * bn_divisor_init_sq: d = e^2's inverse started from e's (the conversion's
+ * powers), within a few units of floor(B^(2 dn) / dh) as Barrett needs;
+ * e's top limb cut by @cut bits (the shifts of e and d differ)
+ */
+static void check_divisor_sq(size_t T1, unsigned int cut)
+{
+	u64 *e = xalloc(T1), *d = xalloc(2 * T1), *s = xalloc(bn_sqr_n_itch(T1));
+	struct bn_divisor he = {0}, hd = {0};
+	size_t dn;
+	mpz_t zd, zv, zw;
+
+	mpz_inits(zd, zv, zw, NULL);
+	rnd_limbs(e, T1);
+	e[T1 - 1] = (e[T1 - 1] | 1ULL << 63) >> cut;
+	bn_sqr_n(d, e, T1, s);
+	dn = bn_normalized_size(d, 2 * T1);
+	if (bn_divisor_init_inv(&he, e, T1, T1, 0) || bn_divisor_init_sq(&hd, d, dn, &he)) {
+		fail("bn_divisor_init_sq T1=%zu failed", T1);
+	} else {
+		to_mpz(zd, hd.dh, dn);
+		mpz_set_ui(zw, 1);
+		mpz_mul_2exp(zw, zw, 128 * dn);
+		mpz_tdiv_q(zw, zw, zd);
+		to_mpz(zv, hd.v, dn + 1);
+		mpz_sub(zv, zv, zw);
+		if (mpz_cmpabs_ui(zv, 8) > 0)
+			fail("bn_divisor_init_sq T1=%zu cut=%u: inverse %s units off", T1, cut,
+			     mpz_sgn(zv) > 0 ? "many" : "-many");
+	}
+	bn_divisor_release(&he);
+	bn_divisor_release(&hd);
+	mpz_clears(zd, zv, zw, NULL);
+	free(e);
+	free(d);
+	free(s);
+}
+
 static void test_invert_divrem(void)
 {
 	size_t it, n, xn;
@@ -622,6 +661,14 @@ static void test_invert_divrem(void)
 	for (it = 0; it < 6; it++)
 		check_invert(2 * BN_MUL_NTT_THRESHOLD + 1 + rnd() % BN_MUL_NTT_THRESHOLD, (int)(it % 3));
 	group_end("bn_invert past the NTT threshold (d vh modulo B^Nw - 1)");
+
+	group_begin();
+	for (it = 0; it < 12; it++) {
+		static const size_t t1[] = {BN_DIVISOR_SQ_MIN, 17, 33, 100, 1001, BN_MUL_NTT_THRESHOLD + 3};
+
+		check_divisor_sq(t1[it % 6], it < 6 ? 0 : (unsigned int)(1 + rnd() % 63));
+	}
+	group_end("bn_divisor_init_sq: a square's inverse from its root's, a few units off at most");
 
 	group_begin();
 	for (it = 0; it < 80 * (size_t)RAND_ITERS; it++) {
