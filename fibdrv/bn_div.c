@@ -108,14 +108,14 @@ static void bn_invert_fixup(u64 *v, const u64 *d, size_t n, u64 *P, u64 *scr)
 	}
 }
 
+static size_t bn_invert_step_itch(size_t n, int exact);
+
 /*
  * The scratch of bn_invert_rec(n): vh (h + 1 limbs), then the deeper
  * levels' scratch or, once they have returned, this level's: pd (m + 1),
  * prod (h + m + 2) and their products' scratch; the exact fix-up reuses
  * the same place (P: 2n + 2, and its product's scratch).
  */
-static size_t bn_invert_step_itch(size_t n, int exact);
-
 noinline size_t bn_invert_itch(size_t n, int exact)
 {
 	size_t h, here, deeper;
