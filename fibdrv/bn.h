@@ -130,9 +130,10 @@ void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *tw, int pr
 void bn_ntt_pointwise(u64 *x, const u64 *y, size_t N, int prime);
 void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime);
 void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N, u64 *carry);
-/* the transform length for a product of rn limbs: the smallest 2^k or 3 2^k >= rn */
-size_t bn_ntt_len(size_t rn);
-/* r (N limbs) = a b mod (B^N - 1), N = bn_ntt_len(N), an, bn <= N; scratch bn_ntt_itch(N, 0) */
+/*
+ * r (N limbs) = a b mod (B^N - 1), N a transform length (2^k or 3 2^k),
+ * an, bn <= N; scratch bn_ntt_itch(N, 0)
+ */
 void bn_mulmod_bnm1(u64 *r, size_t N, const u64 *a, size_t an, const u64 *b, size_t bn,
 		    u64 *scratch);
 /* balanced dispatchers: pick basecase / Karatsuba / Toom-3 / NTT by size */

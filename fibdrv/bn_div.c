@@ -369,7 +369,7 @@ static int bn_invert_half_from_sq(u64 *vh, size_t T, unsigned int s, const struc
 noinline int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn,
 				const struct bn_divisor *half)
 {
-	size_t T = dn, h = (T + 1) / 2, T1 = half->T, itch, sqi;
+	size_t T = dn, h = (T + 1) / 2, T1 = half->T, step, square, fresh, itch;
 	u64 *mem;
 	int err;
 
@@ -378,12 +378,13 @@ noinline int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn,
 	err = bn_divisor_prep(dv, d, dn, T);
 	if (err)
 		return err;
-	/* the step's, or the square's; or, should that not serve, vh's afresh */
-	itch = bn_invert_step_itch(T, 0);
-	sqi = 2 * (T1 + 1) + bn_sqr_n_itch(T1 + 1);
-	itch = sqi > itch ? sqi : itch;
-	sqi = bn_invert_itch(h, 0);
-	mem = bn_limbs_alloc(h + 1 + (sqi > itch ? sqi : itch));
+	/* past vh: the square's, then the step's; or, should the square not serve, vh's afresh */
+	step = bn_invert_step_itch(T, 0);
+	square = 2 * (T1 + 1) + bn_sqr_n_itch(T1 + 1);
+	fresh = bn_invert_itch(h, 0);
+	itch = step > square ? step : square;
+	itch = fresh > itch ? fresh : itch;
+	mem = bn_limbs_alloc(h + 1 + itch);
 	if (!mem) {
 		bn_divisor_release(dv);
 		return -ENOMEM;
@@ -435,7 +436,7 @@ static size_t bn_divrem_wrap_len(size_t qen, size_t dn, size_t W)
 
 noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 {
-	size_t qen, W;
+	size_t qen, W, Nw;
 	size_t prod, m;
 
 	bn_divrem_sizes(T, dn, xn, &qen, &W);
@@ -447,8 +448,9 @@ noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 	 * or of that product modulo B^Nw - 1
 	 */
 	prod = 2 * T + 2 + bn_mul_n_itch(T + 1);
-	if (bn_divrem_wrap_len(qen, dn, W))
-		m = __bn_ntt_itch(bn_divrem_wrap_len(qen, dn, W), 0);
+	Nw = bn_divrem_wrap_len(qen, dn, W);
+	if (Nw)
+		m = __bn_ntt_itch(Nw, 0);
 	else
 		m = __bn_mul_itch_at(qen > dn ? qen : dn, qen < dn ? qen : dn);
 	return qen + W + (m > prod ? m : prod);
@@ -463,17 +465,13 @@ noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 static int bn_divrem_wrapped(u64 *R, size_t Nw, size_t W, const u64 *x, size_t xn,
 			     const u64 *qe, size_t qen, const u64 *d, size_t dn, u64 *scr)
 {
-	size_t i, len;
+	size_t i;
 
 	bn_mulmod_bnm1(R, Nw, qe, qen, d, dn, scr);
 	for (i = 0; i < Nw; i++)
 		R[i] = ~R[i];
-	for (i = 0; i < xn; i += Nw) {
-		len = xn - i < Nw ? xn - i : Nw;
-		if (bn_add(R, R, Nw, x + i, len))
-			while (bn_add_1(R, R, Nw, 1))
-				;
-	}
+	for (i = 0; i < xn; i += Nw)
+		bn_add_mod_bnm1(R, Nw, x + i, xn - i < Nw ? xn - i : Nw);
 	/* D in [0, B^Nw - 1]: past half of it, D - (B^Nw - 1) = (D + 1) - B^Nw */
 	if (R[Nw - 1] >> 63) {
 		u64 top = bn_add_1(R, R, Nw, 1) ? 0 : ~0ULL;

@@ -160,6 +160,14 @@ static inline int __bn_mul_direct_ntt(size_t an, size_t bn)
  */
 static inline size_t __bn_mul_itch(size_t an, size_t bn);
 
+/* r (N limbs) += b (bn <= N limbs) modulo B^N - 1: a carry out of limb N - 1 comes back at limb 0 */
+static inline void bn_add_mod_bnm1(u64 *r, size_t N, const u64 *b, size_t bn)
+{
+	if (bn_add(r, r, N, b, bn))
+		while (bn_add_1(r, r, N, 1))
+			;
+}
+
 /* bn_mul()'s scratch for exactly an x bn limbs (an >= bn): not a bound for smaller sizes */
 static inline size_t __bn_mul_itch_at(size_t an, size_t bn)
 {

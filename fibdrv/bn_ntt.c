@@ -431,8 +431,8 @@ noinline void bn_sqr_ntt(u64 *r, const u64 *a, size_t n, u64 *scratch)
 }
 
 /*
- * r (N limbs) = a b mod (B^N - 1), N a transform length (bn_ntt_len(N) ==
- * N), 1 <= an, bn <= N: the cyclic convolution of length N (B^N = 1: each
+ * r (N limbs) = a b mod (B^N - 1), N a transform length (__bn_ntt_len(N)
+ * == N), 1 <= an, bn <= N: the cyclic convolution of length N (B^N = 1: each
  * coefficient still sums at most min(an, bn) products, within the three
  * primes' range), its carry past limb N - 1 added back at limb 0. r may
  * come out as B^N - 1, the other form of 0. Scratch bn_ntt_itch(N, 0).
@@ -445,12 +445,5 @@ noinline void bn_mulmod_bnm1(u64 *r, size_t N, const u64 *a, size_t an, const u6
 	u64 carry[2];
 
 	ntt_product(r, N, N, a, an, b, bn, scratch, carry);
-	if (bn_add(r, r, N, carry, 2))
-		while (bn_add_1(r, r, N, 1))
-			;
-}
-
-size_t bn_ntt_len(size_t rn)
-{
-	return __bn_ntt_len(rn);
+	bn_add_mod_bnm1(r, N, carry, 2);
 }
