@@ -29,10 +29,11 @@ from test_fibtrace_compare import run_json as compare_run_json  # noqa: E402
 FIBTRACE = "build/fibtrace"
 OUT = "build/vm"
 SWEEP, NS, ROUNDS = "100:20100:10000", [100, 10100, 20100], 15
-# scripts/build-test-builds.sh's default PLANT_US, in ns. 1 ms (+37% of a
-# read at n = 20100) went unflagged at 15 rounds in one CI run with both
-# kernels' guests side by side (ratio 1.36, 95% CI 0.86..2.10); 2 ms is +75%.
-PLANT_NS = 2e6
+# The busy wait scripts/build-test-builds.sh planted (PLANT_US), read back
+# from fibdrv_slow's sources. 1 ms (+37% of a read at n = 20100) went
+# unflagged at 15 rounds in one CI run with both kernels' guests side by
+# side (ratio 1.36, 95% CI 0.86..2.10); the script plants 2 ms (+75%).
+PLANTED_RE = re.compile(r"udelay\((\d+)\); /\* planted by build-test-builds.sh")
 BENCH_RE = re.compile(r"^BenchmarkFibRead/algo=[^/\s]+/build=(a|b)/n=(\d+) 1 \d+ ns/op")
 
 
@@ -150,13 +151,20 @@ def slow(ko):
           err.strip()[-300:])
 
 
-def attribute(ko):
+def planted_ns(kver):
+    """The busy wait in fibdrv_slow's copy of the sources, in ns (None: not found)."""
+    with open(f"build/{kver}/builds/src-slow/fibdrv_main.c") as f:
+        m = PLANTED_RE.search(f.read())
+    return int(m.group(1)) * 1000 if m else None
+
+
+def attribute(ko, plant_ns):
     """--attribute: the function with the planted wait heads the list where it runs.
 
-    fibdrv_slow waits PLANT_NS in fibdrv_format() itself (not in a traced
+    fibdrv_slow waits plant_ns in fibdrv_format() itself (not in a traced
     callee) for texts over 1000 digits: at n = 10100 and 20100 the largest
     significant change of self time must be fibdrv_format's, adding about
-    PLANT_NS per read.
+    plant_ns per read.
     The A/A run (fibdrv_a against fibdrv_b) prints what it lists: false
     positives are counted in the gate's note, not asserted on one run.
     """
@@ -179,7 +187,7 @@ def attribute(ko):
         at_n = [f for f in funcs if f["n"] == n and not f["tracing_dominated"]]
         top = at_n[0] if at_n else None
         ok = (top is not None and top["function"] == "fibdrv_format" and
-              top["variant"] == "slow" and PLANT_NS / 2 < top["delta_ns"] < PLANT_NS * 3 and
+              top["variant"] == "slow" and plant_ns / 2 < top["delta_ns"] < plant_ns * 3 and
               (top["ratio"] is None or (top["ratio"] > 1 and top["ci_lo"] > 1)))
         check(f"builds.attr_slow.named_first.n{n}", ok,
               str(at_n[:3]))
@@ -215,12 +223,17 @@ def main():
     if missing:
         gtest.fail("builds.modules", f"{missing} not built (make test-builds)")
         gtest.exit()
-    print(f"# fibtrace --compare builds on {kver}", flush=True)
+    plant_ns = planted_ns(kver)
+    if plant_ns is None:
+        gtest.fail("builds.modules", "no planted udelay() in fibdrv_slow's sources")
+        gtest.exit()
+    print(f"# fibtrace --compare builds on {kver}: fibdrv_slow waits {plant_ns / 1e3:.0f} us",
+          flush=True)
     usage(ko)
     aa(ko)
     kprobes(ko)
     slow(ko)
-    attribute(ko)
+    attribute(ko, plant_ns)
     gtest.exit()
 
 

@@ -119,8 +119,9 @@ def winner_checks(name, doc, winner, loser, metric_note="", resolves=0.015):
                    c["ci_hi"] is not None else float("inf") for c in cmp)[len(cmp) // 2]
     detail = (f"{winner} significantly faster at {len(faster)} of {len(cmp)} n, "
               f"faster at {len(ahead)}: {ratios}; median 95% CI half-width {noise:.1%}")
-    if len(faster) * 2 > len(cmp) or sign_test or noise <= resolves:
-        check(f"{name}.winner", len(faster) * 2 > len(cmp) or sign_test, detail)
+    won = len(faster) * 2 > len(cmp) or sign_test
+    if won or noise <= resolves:
+        check(f"{name}.winner", won, detail)
     else:
         skip(f"{name}.winner", f"the host's noise exceeds the {resolves:.0%} this run can "
              f"resolve: {detail}")
