@@ -21,13 +21,15 @@ BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_x86.h \
 $(BUILD)/fibcalc: $(call obj,src/fibcalc.c $(BN_SRCS))
 	$(CC) $(USER_CFLAGS) $^ -o $@ -Wl,-z,now
 
-$(BUILD)/tests/unit_bn: $(call obj,tests/unit/test_bn.c $(BN_SRCS))
+BN_TEST_SRCS := tests/unit/test_bn.c tests/unit/test_bn_fib.c tests/unit/bn_check.c
+
+$(BUILD)/tests/unit_bn: $(call obj,$(BN_TEST_SRCS) $(BN_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $^ -o $@ -lgmp
 
-$(BUILD)/tests/unit_bn_asan: tests/unit/test_bn.c $(BN_SRCS) $(BN_HDRS)
+$(BUILD)/tests/unit_bn_asan: $(BN_TEST_SRCS) tests/unit/bn_check.h $(BN_SRCS) $(BN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(BN_SAN_FLAGS) -DBN_TEST_REDUCED tests/unit/test_bn.c $(BN_SRCS) -o $@ -lgmp
+	$(CC) $(USER_CFLAGS) $(BN_SAN_FLAGS) -DBN_TEST_REDUCED $(BN_TEST_SRCS) $(BN_SRCS) -o $@ -lgmp
 
 $(BUILD)/bench/bn_bench: $(call obj,bench/bn_bench.c $(BN_SRCS))
 	@mkdir -p $(@D)
