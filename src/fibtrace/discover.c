@@ -465,11 +465,104 @@ static int add_fixed(struct ft_targets *tg, const struct btf *vmlinux, const str
 	return 0;
 }
 
+/*
+ * The default set: every bn_/fib_/fibdrv_ function of the module (its BTF,
+ * or its kallsyms without it: then kprobes), sorted by name from slot @first.
+ */
+static void add_defaults(struct ft_targets *tg, struct btf *vmlinux, struct btf *fib_btf,
+			 bool force_kprobe, int first)
+{
+	int i;
+
+	if (fib_btf) {
+		__u32 id, start = btf__type_cnt(vmlinux), end = btf__type_cnt(fib_btf);
+
+		for (id = start; id < end; id++) {
+			const struct btf_type *bt = btf__type_by_id(fib_btf, id);
+			const char *name;
+			struct ft_target *t;
+
+			if (!btf_is_func(bt))
+				continue;
+			name = btf__name_by_offset(fib_btf, bt->name_off);
+			if (!default_name(name))
+				continue;
+			if (!ft_ksym_find(name, fibmod) || find_target(tg, name, fibmod) ||
+			    !ft_traceable(name))
+				continue;
+			t = add_target(tg, -1, name, fibmod);
+			if (t)
+				set_mode(t, vmlinux, fib_btf, force_kprobe);
+		}
+	} else {
+		size_t k;
+
+		for (k = 0; k < ft_nksyms; k++) {
+			const char *name = ft_ksyms[k].name;
+			struct ft_target *t;
+
+			if (strcmp(ft_ksyms[k].module, fibmod))
+				continue;
+			if (!default_name(name))
+				continue;
+			if (find_target(tg, name, fibmod))
+				continue;
+			t = add_target(tg, -1, name, fibmod);
+			if (t)
+				set_mode(t, vmlinux, NULL, true);
+		}
+	}
+	qsort(&tg->t[first], tg->count - first, sizeof(tg->t[0]), cmp_target);
+	for (i = first; i < tg->count; i++)
+		tg->t[i].slot = i;
+}
+
+/* -f: each comma-separated name or glob. */
+static int add_func_list(struct ft_targets *tg, const char *extra, struct btf *vmlinux,
+			 struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
+{
+	char *copy = strdup(extra), *save = NULL, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -FT_EXIT_ERROR;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		err = is_glob(tok)
+			      ? add_glob(tg, tok, vmlinux, fib_btf, force_kprobe, run)
+			      : add_extra(tg, tok, vmlinux, fib_btf, force_kprobe, run);
+		if (err)
+			break;
+	}
+	free(copy);
+	return err;
+}
+
+/* Warnings about the targets (shadowed names, kprobes for many arguments); their addresses. */
+static void check_targets(struct ft_targets *tg, int first_dyn, int last_dyn, bool force_kprobe,
+			  struct ft_run *run)
+{
+	int i;
+
+	warn_ambiguous(tg, run);
+	resolve_addrs(tg);
+	for (i = 0; i < tg->count; i++) {
+		struct ft_target *t = &tg->t[i];
+
+		if (t->shadowed)
+			ft_warn(run, "%s:%s shares its name with a vmlinux function", t->module,
+				t->name);
+		if (i >= first_dyn && i < last_dyn && t->mode == FT_MODE_KPROBE && t->in_btf &&
+		    !force_kprobe && !t->ambiguous)
+			ft_warn(run, "%s has %d arguments, more than fentry takes here: traced "
+				     "with kprobe", t->name, t->nargs);
+	}
+}
+
 int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bool force_kprobe,
 		bool defaults, bool calibrate, struct ft_run *run)
 {
 	struct btf *vmlinux, *fib_btf = NULL;
-	int i, err = 0, first_dyn = FT_FIXED_SLOTS, last_dyn = FT_FIXED_SLOTS;
+	int err = 0, first_dyn = FT_FIXED_SLOTS, last_dyn = FT_FIXED_SLOTS;
 
 	memset(tg, 0, sizeof(*tg));
 	fibmod = module ? module : "fibdrv";
@@ -505,84 +598,18 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 	first_dyn = tg->count;
 
 	if (defaults && !tg->no_module) {
-		if (fib_btf) {
-			__u32 id, start = btf__type_cnt(vmlinux), end = btf__type_cnt(fib_btf);
-
-			for (id = start; id < end; id++) {
-				const struct btf_type *bt = btf__type_by_id(fib_btf, id);
-				const char *name;
-				struct ft_target *t;
-
-				if (!btf_is_func(bt))
-					continue;
-				name = btf__name_by_offset(fib_btf, bt->name_off);
-				if (!default_name(name))
-					continue;
-				if (!ft_ksym_find(name, fibmod) || find_target(tg, name, fibmod) ||
-				    !ft_traceable(name))
-					continue;
-				t = add_target(tg, -1, name, fibmod);
-				if (t)
-					set_mode(t, vmlinux, fib_btf, force_kprobe);
-			}
-		} else {
-			size_t k;
-
-			for (k = 0; k < ft_nksyms; k++) {
-				const char *name = ft_ksyms[k].name;
-				struct ft_target *t;
-
-				if (strcmp(ft_ksyms[k].module, fibmod))
-					continue;
-				if (!default_name(name))
-					continue;
-				if (find_target(tg, name, fibmod))
-					continue;
-				t = add_target(tg, -1, name, fibmod);
-				if (t)
-					set_mode(t, vmlinux, NULL, true);
-			}
-		}
-		qsort(&tg->t[first_dyn], tg->count - first_dyn, sizeof(tg->t[0]), cmp_target);
-		for (i = first_dyn; i < tg->count; i++)
-			tg->t[i].slot = i;
+		add_defaults(tg, vmlinux, fib_btf, force_kprobe, first_dyn);
 		last_dyn = tg->count;
 	}
-
-	if (extra) {
-		char *copy = strdup(extra), *save = NULL, *tok;
-
-		if (!copy) {
-			err = -FT_EXIT_ERROR;
-			goto out;
-		}
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			err = is_glob(tok)
-				      ? add_glob(tg, tok, vmlinux, fib_btf, force_kprobe, run)
-				      : add_extra(tg, tok, vmlinux, fib_btf, force_kprobe, run);
-			if (err)
-				break;
-		}
-		free(copy);
-	}
+	/* An error in -f is returned after the checks below, as the whole list's warnings. */
+	if (extra)
+		err = add_func_list(tg, extra, vmlinux, fib_btf, force_kprobe, run);
 	if (tg->dropped)
 		ft_warn(run, "%d functions not traced: at most %d slots", tg->dropped,
 			FT_MAX_SLOTS);
 	if (calibrate && !tg->no_module)
 		add_calib(tg, vmlinux, fib_btf, force_kprobe, run);
-	warn_ambiguous(tg, run);
-	resolve_addrs(tg);
-	for (i = 0; i < tg->count; i++) {
-		struct ft_target *t = &tg->t[i];
-
-		if (t->shadowed)
-			ft_warn(run, "%s:%s shares its name with a vmlinux function", t->module,
-				t->name);
-		if (i >= first_dyn && i < last_dyn && t->mode == FT_MODE_KPROBE && t->in_btf &&
-		    !force_kprobe && !t->ambiguous)
-			ft_warn(run, "%s has %d arguments, more than fentry takes here: traced "
-				     "with kprobe", t->name, t->nargs);
-	}
+	check_targets(tg, first_dyn, last_dyn, force_kprobe, run);
 out:
 	ft_func_index_free(&idx_vmlinux);
 	ft_func_index_free(&idx_fibdrv);
