@@ -24,8 +24,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space before load. */
 const volatile __u32 filter_tgid; /* 0: every process */
 /*
- * The pid namespace filter_tgid is in, when it is not the initial one:
- * fibtrace's (st_dev, st_ino of /proc/self/ns/pid); 0 in the initial one.
+ * fibtrace's pid namespace, when it is not the initial one (st_dev, st_ino
+ * of /proc/self/ns/pid; 0 in the initial one): filter_tgid's and calib_tgid's.
  */
 const volatile __u64 pidns_dev;
 const volatile __u64 pidns_ino;
@@ -52,6 +52,8 @@ const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
  * already running then is counted as lost); FT_CALIBRATING before that.
  */
 __u32 enabled;
+/* FT_CALIB_CONTEXT: fibtrace's own process, as its pid namespace numbers it. */
+__u32 calib_tgid;
 /*
  * Per slot, what one traced call costs its caller (full) and the part of it
  * inside the call's own interval (in), in ns: written by user space after
@@ -240,25 +242,31 @@ static __always_inline void account(__u32 slot, const struct ft_durs *c, bool ro
 	fs->root_returned += root;
 }
 
-/* -p, --sweep: only the process filter_tgid, as fibtrace's pid namespace numbers it. */
-static __always_inline bool filtered(void)
+/* Whether the current task belongs to process @tgid, as fibtrace's pid namespace numbers it. */
+static __always_inline bool is_process(__u32 tgid)
 {
 	struct bpf_pidns_info ns;
 
-	if (!filter_tgid)
-		return false;
 	/* The initial namespace's pids are the global ones: no helper call per event. */
 	if (!pidns_ino)
-		return (bpf_get_current_pid_tgid() >> 32) != filter_tgid;
+		return (bpf_get_current_pid_tgid() >> 32) == tgid;
 	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
-		return true; /* a task outside that namespace is not the one */
-	return ns.tgid != filter_tgid;
+		return false; /* a task outside that namespace is not the one */
+	return ns.tgid == tgid;
+}
+
+/* -p, --sweep: only the process filter_tgid. */
+static __always_inline bool filtered(void)
+{
+	return filter_tgid && !is_process(filter_tgid);
 }
 
 /*
  * Whether this call goes unrecorded. While fibtrace calibrates, only its
  * calibration slots record, and they pay the filter as every traced call
- * does (its result is ignored: the calibrating process is fibtrace).
+ * does (its result is ignored: the calibrating process is fibtrace). In
+ * context, every slot records for fibtrace's process, which pays that test
+ * in the filter's place.
  */
 static __always_inline bool skip(__u32 slot)
 {
@@ -266,6 +274,8 @@ static __always_inline bool skip(__u32 slot)
 
 	if (e == FT_ON)
 		return filtered();
+	if (e == FT_CALIB_CONTEXT)
+		return !is_process(calib_tgid);
 	if (e != FT_CALIBRATING || slot < calib_first_slot)
 		return true;
 	filtered();

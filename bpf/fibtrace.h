@@ -51,9 +51,11 @@
 /*
  * The BPF global "enabled": nothing is recorded until every program is
  * attached; while fibtrace calibrates, only its calibration slots (from
- * calib_first_slot on) record, for every process.
+ * calib_first_slot on) record, for every process; while it calibrates in
+ * context, every slot records, for fibtrace's own process (calib_tgid)
+ * only, and user space clears what they recorded afterwards.
  */
-enum ft_enabled { FT_OFF, FT_ON, FT_CALIBRATING };
+enum ft_enabled { FT_OFF, FT_ON, FT_CALIBRATING, FT_CALIB_CONTEXT };
 
 /*
  * Overhead compensation (docs/measurement.md): user space calibrates, per

@@ -278,6 +278,29 @@ static __always_inline long calib_loop(u64 (*fn)(u64), const struct fib_algo *al
 	return 0;
 }
 
+/* FIBDRV_CALIB_COMPUTE: @c->calls computations of F(@c->work_n) and their releases, each timed. */
+static long calib_compute(const struct fib_algo *algo, struct fibdrv_calib *c)
+{
+	struct fib_value value = FIB_VALUE_INIT;
+	u64 start;
+	long err;
+	u32 i;
+
+	c->ns = 0;
+	for (i = 0; i < c->calls; i++) {
+		start = ktime_get_ns();
+		err = fib_compute(algo, c->work_n, &value);
+		fib_value_release(&value);
+		c->ns += ktime_get_ns() - start;
+		if (err)
+			return err;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
 static long fib_ioctl_calibrate(struct fibdrv_file *ff, struct fibdrv_calib __user *arg)
 {
 	const struct fib_algo *algo = &fib_algos[READ_ONCE(ff->algo_id)];
@@ -286,7 +309,10 @@ static long fib_ioctl_calibrate(struct fibdrv_file *ff, struct fibdrv_calib __us
 
 	if (copy_from_user(&c, arg, sizeof(c)))
 		return -EFAULT;
-	if (c.func >= FIBDRV_CALIB_FUNCS || !c.calls || c.calls > FIBDRV_CALIB_MAX_CALLS)
+	if ((c.func >= FIBDRV_CALIB_FUNCS && c.func != FIBDRV_CALIB_COMPUTE) || !c.calls ||
+	    c.calls > FIBDRV_CALIB_MAX_CALLS)
+		return -EINVAL;
+	if (c.func == FIBDRV_CALIB_COMPUTE && !c.work_n)
 		return -EINVAL;
 	if (c.work_n > max_n)
 		return -EINVAL; /* as a read of it would be */
@@ -295,7 +321,9 @@ static long fib_ioctl_calibrate(struct fibdrv_file *ff, struct fibdrv_calib __us
 		if (err)
 			return err;
 	}
-	if (c.func == 0)
+	if (c.func == FIBDRV_CALIB_COMPUTE)
+		err = calib_compute(algo, &c);
+	else if (c.func == 0)
 		err = calib_loop(fibdrv_calib0, algo, &c);
 	else
 		err = calib_loop(fibdrv_calib1, algo, &c);

@@ -54,9 +54,16 @@ struct fibdrv_algo_sel {
  */
 #define FIBDRV_CALIB_FUNCS 2
 #define FIBDRV_CALIB_MAX_CALLS 1000000U
+/*
+ * @func FIBDRV_CALIB_COMPUTE: no empty function; @calls computations of
+ * F(@work_n) (not 0) with the file's algorithm, each with its release timed
+ * alone, the sum in @ns: the module's own calls, for a tracer that compares
+ * their time untraced and traced (docs/measurement.md, "in context").
+ */
+#define FIBDRV_CALIB_COMPUTE 0x100U
 
 struct fibdrv_calib {
-	__u32 func;   /* 0 .. FIBDRV_CALIB_FUNCS - 1 */
+	__u32 func;   /* 0 .. FIBDRV_CALIB_FUNCS - 1, or FIBDRV_CALIB_COMPUTE */
 	__u32 calls;  /* 1 .. FIBDRV_CALIB_MAX_CALLS */
 	__u64 work_n; /* 0, or n <= max_n and the algorithm's cap */
 	__u64 ns;     /* out */

@@ -58,8 +58,8 @@ static int round_ns(const struct ft_calib *c, int func, int cold, double *per_ca
 	return err;
 }
 
-/* The work between cold calibration calls: F(FT_CALIB_WORK_N), within @fd's algorithm's range. */
-static __u64 work_n(const struct ft_run *run, int fd)
+/* F(@want), or less within @fd's algorithm's range. */
+static __u64 capped_n(const struct ft_run *run, int fd, __u64 want)
 {
 	char name[FIBDRV_ALGO_NAME_MAX];
 	int i = -1;
@@ -68,7 +68,32 @@ static __u64 work_n(const struct ft_run *run, int fd)
 		i = fibdev_algo_index(&run->algos, name);
 	if (i < 0)
 		return 1; /* unknown: F(1) */
-	return run->algos.max_n[i] < FT_CALIB_WORK_N ? run->algos.max_n[i] : FT_CALIB_WORK_N;
+	return run->algos.max_n[i] < want ? run->algos.max_n[i] : want;
+}
+
+/* The context's computations untraced: one's median time; none when fibdrv cannot. */
+static void untraced_context(struct ft_calib *c, struct ft_run *run)
+{
+	struct ft_cost_context *x = &run->overhead.ctx;
+	double t[FT_CALIB_ROUNDS];
+	uint64_t ns;
+	int r, err;
+
+	x->n = capped_n(run, c->fd, FT_CALIB_CONTEXT_N);
+	x->computes = FT_CALIB_CONTEXT_COMPUTES;
+	for (r = 0; r < FT_CALIB_ROUNDS; r++) {
+		err = fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, x->computes, x->n, &ns);
+		if (err) {
+			ft_warn(run, "calibration in context: FIBDRV_IOC_CALIBRATE: %s (a fibdrv "
+				     "before FIBDRV_CALIB_COMPUTE?): the calibration functions' "
+				     "costs alone",
+				strerror(-err));
+			x->wanted = false;
+			return;
+		}
+		t[r] = (double)ns / x->computes;
+	}
+	x->untraced_ns = stats_median(t, FT_CALIB_ROUNDS);
 }
 
 int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *device)
@@ -83,7 +108,7 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 	c->fd = fibdev_open(device, NULL, -1, "fibtrace: calibration");
 	if (c->fd < 0)
 		return -FT_EXIT_ERROR;
-	c->work_n = work_n(run, c->fd);
+	c->work_n = capped_n(run, c->fd, FT_CALIB_WORK_N);
 	for (i = tg->count; i < ft_targets_all(tg); i++) {
 		k = calib_func(&tg->t[i]);
 		for (cold = 0; k >= 0 && cold < 2; cold++) {
@@ -93,6 +118,8 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 			c->untraced_ns[k][cold] = stats_median(x, FT_CALIB_ROUNDS);
 		}
 	}
+	if (run->overhead.ctx.wanted)
+		untraced_context(c, run);
 	return 0;
 }
 
@@ -146,6 +173,11 @@ static void set_midpoint(struct ft_cost *cost, const struct ft_cost_series *warm
 	cost->in_err = fabs(cold->in_ns - warm->in_ns);
 	if (cost->in_ns > cost->full_ns)
 		cost->in_ns = cost->full_ns; /* noise on a tiny cost: in is part of full */
+	/* In context a call costs cost->ratio times the calibration function's: both parts, both bounds. */
+	cost->full_ns *= cost->ratio;
+	cost->in_ns *= cost->ratio;
+	cost->full_err *= cost->ratio;
+	cost->in_err *= cost->ratio;
 }
 
 /* Warm and cold series of calibration target @t: its mode's costs. */
@@ -165,6 +197,7 @@ static int calibrate_one(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 			t->name, ft_mode_name(t->mode));
 	if (err)
 		return err < 0 ? err : 0;
+	cost->ratio = 1;
 	set_midpoint(cost, &cost->warm, &cost->cold);
 	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	cost->valid = cost->full_ns > 0;
@@ -186,6 +219,128 @@ static void push_costs(struct ft_tracer *tr, const struct ft_run *run)
 	}
 }
 
+/* Traced calls the reported slots recorded so far, per mode: 0 or -(exit status). */
+static int count_calls(struct ft_tracer *tr, const struct ft_targets *tg, double calls[FT_MODE_NR])
+{
+	struct ft_func_stats st;
+	int i;
+
+	for (i = 0; i < FT_MODE_NR; i++)
+		calls[i] = 0;
+	for (i = 0; i < tg->count; i++) {
+		const struct ft_target *t = &tg->t[i];
+
+		if (t->unavailable || !t->attached)
+			continue;
+		if (ft_tracer_slot_stats(tr, t->slot, &st))
+			return -FT_EXIT_ERROR;
+		calls[t->mode] += st.count;
+	}
+	return 0;
+}
+
+/* @computes traced computations of F(x->n): their time; @calls (per mode, cumulative) updated. */
+static int context_computes(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
+			    __u32 computes, double calls[FT_MODE_NR], double *ns_out)
+{
+	uint64_t ns;
+
+	if (fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, computes, run->overhead.ctx.n, &ns) ||
+	    (calls && count_calls(tr, run->targets, calls)))
+		return -FT_EXIT_ERROR;
+	*ns_out = (double)ns;
+	return 0;
+}
+
+/*
+ * The traced calls of one computation, per mode, into @per: the ioctl's own
+ * calls (fib_ioctl, the check of n: outside the timed computations) cancel
+ * between one computation and x->computes of them. Also the warm-up. The
+ * mode of most calls into x->mode.
+ */
+static int context_calls(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
+			 double per[FT_MODE_NR])
+{
+	struct ft_cost_context *x = &run->overhead.ctx;
+	double c0[FT_MODE_NR], c1[FT_MODE_NR], ck[FT_MODE_NR], ns;
+	int m;
+
+	if (count_calls(tr, run->targets, c0) || context_computes(c, tr, run, 1, c1, &ns) ||
+	    context_computes(c, tr, run, x->computes, ck, &ns))
+		return -FT_EXIT_ERROR;
+	x->calls = 0;
+	for (m = 0; m < FT_MODE_NR; m++) {
+		per[m] = ((ck[m] - c1[m]) - (c1[m] - c0[m])) / (x->computes - 1);
+		x->calls += per[m];
+		if (per[m] > per[x->mode])
+			x->mode = m;
+	}
+	return 0;
+}
+
+/* One round: what one call of x->mode cost there (the other modes' calls at their own cost). */
+static int context_round(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
+			 const double per[FT_MODE_NR], double *full)
+{
+	struct ft_cost_context *x = &run->overhead.ctx;
+	double ns, other = 0;
+	int m;
+
+	if (context_computes(c, tr, run, x->computes, NULL, &ns))
+		return -FT_EXIT_ERROR;
+	for (m = 0; m < FT_MODE_NR; m++)
+		if (m != (int)x->mode)
+			other += per[m] * run->overhead.mode[m].full_ns;
+	*full = per[x->mode] > 0
+			? (ns / x->computes - x->untraced_ns - other) / per[x->mode]
+			: 0;
+	return 0;
+}
+
+/*
+ * The calibration in context: the module's own computations, traced with
+ * every slot recording (then cleared), against their untraced time. The mode
+ * of most of their calls gets the factor between what a call cost there and
+ * the calibration function's midpoint; half the rounds' range joins its
+ * bound. Nothing applied when it cannot be measured (a warning says why).
+ */
+static int calibrate_context(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
+{
+	struct ft_cost_context *x = &run->overhead.ctx;
+	double per[FT_MODE_NR], full[FT_CALIB_ROUNDS];
+	struct ft_cost *cost;
+	int r, err;
+
+	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
+	err = context_calls(c, tr, run, per);
+	for (r = 0; r < FT_CALIB_ROUNDS && !err; r++)
+		err = context_round(c, tr, run, per, &full[r]);
+	ft_tracer_set_state(tr, FT_OFF);
+	if (ft_tracer_clear(tr)) {
+		fprintf(stderr, "fibtrace: calibration in context: cannot clear its records\n");
+		return -FT_EXIT_ERROR;
+	}
+	cost = &run->overhead.mode[x->mode];
+	if (err || x->calls < FT_CALIB_CONTEXT_MIN_CALLS || !cost->valid) {
+		ft_warn(run, "calibration in context: %s: the calibration functions' costs alone",
+			err ? "FIBDRV_IOC_CALIBRATE failed" : "too few traced calls");
+		return 0;
+	}
+	x->rounds = FT_CALIB_ROUNDS;
+	summarize(full, x->rounds, &x->full_ns, &x->full_min, &x->full_max);
+	if (!(x->full_ns > 0)) {
+		ft_warn(run, "calibration in context: no cost measured: the calibration "
+			     "functions' costs alone");
+		return 0;
+	}
+	cost->ratio = x->full_ns / cost->full_ns;
+	set_midpoint(cost, &cost->warm, &cost->cold);
+	cost->full_err += (x->full_max - x->full_min) / 2;
+	cost->run_full_min = cost->run_full_max = cost->full_ns;
+	x->done = true;
+	return 0;
+}
+
 int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
 {
 	struct ft_targets *tg = run->targets;
@@ -198,6 +353,8 @@ int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
 	for (i = tg->count; i < ft_targets_all(tg) && !err; i++)
 		err = calibrate_one(c, tr, run, &tg->t[i]);
 	ft_tracer_set_state(tr, FT_OFF);
+	if (!err && o->ctx.wanted)
+		err = calibrate_context(c, tr, run);
 	if (err)
 		return err;
 	for (i = 0; i < tg->count; i++) {

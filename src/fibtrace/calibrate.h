@@ -8,8 +8,11 @@
  *   ft_calibrate_untraced()  before attach (and before the algorithm list is
  *                            read: after it): the empty call's own time
  *   ft_calibrate()           after attach, before FT_ON: the traced call's
- *                            time, its recorded interval; the costs into
- *                            run->overhead and into BPF per slot
+ *                            time, its recorded interval; then in context
+ *                            (the module's own calls: F(n) computed traced,
+ *                            every slot recording, then cleared) the factor
+ *                            by which a call there costs more or less; the
+ *                            costs into run->overhead and into BPF per slot
  *   ft_calibrate_tick()      between reads of --sweep: every FT_RECAL_S,
  *                            a short recalibration that follows the host's
  *                            drift (BPF's costs and error bounds updated)
@@ -25,6 +28,9 @@
 #define FT_CALIB_CALLS_WARM 2000 /* per round */
 #define FT_CALIB_CALLS_COLD 100
 #define FT_CALIB_WORK_N 1000   /* cold: F(n) computed before each call */
+#define FT_CALIB_CONTEXT_N 2000	     /* in context: F(n) computed, traced and untraced */
+#define FT_CALIB_CONTEXT_COMPUTES 10 /* per round */
+#define FT_CALIB_CONTEXT_MIN_CALLS 20 /* per computation, or no calibration in context */
 #define FT_RECAL_S 2.0	       /* between recalibrations of a sweep */
 #define FT_RECAL_ROUNDS_WARM 3 /* per recalibration (a cold round costs 100 F(1000)) */
 #define FT_RECAL_ROUNDS_COLD 1

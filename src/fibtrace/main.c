@@ -437,6 +437,7 @@ static void describe_run(const struct ft_cli *cli, struct ft_run *run, struct ft
 	run->run_mode = mode_name(cli);
 	run->tree_on = cli->tree;
 	run->off_cpu = cli->off_cpu; /* the tracer clears it when it cannot measure */
+	run->overhead.ctx.wanted = !cli->cmp.kind;
 	run->tree_full = cli->tree_full;
 	run->all = cli->all;
 	run->tree_n = cli->tree_n;

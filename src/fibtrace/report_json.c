@@ -27,9 +27,10 @@ static void json_cost(FILE *f, const char *name, const struct ft_cost *c)
 {
 	fprintf(f, "\"%s\": {\"full_ns\": %.1f, \"in_ns\": %.1f, \"full_error_ns\": %.1f, "
 		   "\"in_error_ns\": %.1f, \"functions\": %d,\n      \"recalibrations\": %u, "
-		   "\"run_full_min_ns\": %.1f, \"run_full_max_ns\": %.1f,\n      ",
+		   "\"run_full_min_ns\": %.1f, \"run_full_max_ns\": %.1f, \"context_ratio\": %.3f,"
+		   "\n      ",
 		name, c->full_ns, c->in_ns, c->full_err, c->in_err, c->funcs, c->recals,
-		c->run_full_min, c->run_full_max);
+		c->run_full_min, c->run_full_max, c->ratio);
 	json_series(f, "warm", &c->warm);
 	fprintf(f, ",\n      ");
 	json_series(f, "cold", &c->cold);
@@ -40,6 +41,7 @@ static void json_cost(FILE *f, const char *name, const struct ft_cost *c)
 static void json_overhead(FILE *f, const struct ft_run *run)
 {
 	const struct ft_overhead *o = &run->overhead;
+	const struct ft_cost_context *x = &o->ctx;
 	int m;
 
 	fprintf(f, "    \"overhead\": {\"compensated\": %s, \"method\": ",
@@ -47,10 +49,20 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 	json_str(f, "per traced call: its own in-interval cost and the full cost of each traced "
 		    "call beneath it subtracted; costs calibrated at start-up on fibdrv_calib0/1 "
 		    "(and in a sweep again every 2 s between reads), the midpoint of warm "
-		    "(back-to-back) and cold (after real work) calls; error_ns = traced calls x "
-		    "their spread plus the midpoint's move since the last calibration "
-		    "(docs/measurement.md)");
+		    "(back-to-back) and cold (after real work) calls, times the factor a call of "
+		    "the module's own measured in context (F(n) computed untraced and traced; "
+		    "context_ratio); error_ns = traced calls x their spread (times that factor, "
+		    "plus half the context's range) plus the midpoint's move since the last "
+		    "calibration (docs/measurement.md)");
 	fprintf(f, ", \"uncompensated_functions\": %d", o->uncompensated);
+	fprintf(f, ",\n     \"context\": {\"measured\": %s, \"n\": %llu, \"rounds\": %u, "
+		   "\"computes_per_round\": %u, \"calls_per_compute\": %.1f, "
+		   "\"untraced_compute_ns\": %.1f, \"mode\": \"%s\",\n      \"full_ns\": %.1f, "
+		   "\"full_min_ns\": %.1f, \"full_max_ns\": %.1f}",
+		x->done ? "true" : "false", x->done ? (unsigned long long)x->n : 0ULL,
+		x->done ? x->rounds : 0, x->done ? x->computes : 0, x->done ? x->calls : 0,
+		x->done ? x->untraced_ns : 0, x->done ? ft_mode_name(x->mode) : "",
+		x->done ? x->full_ns : 0, x->done ? x->full_min : 0, x->done ? x->full_max : 0);
 	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++) {
 		if (!o->mode[m].valid)
 			continue;

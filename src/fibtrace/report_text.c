@@ -74,18 +74,25 @@ static void print_hist(FILE *f, const struct ft_hist_cfg *cfg, const __u64 *hist
 }
 
 /* One mode's calibrated cost: at start-up, and over a sweep's recalibrations. */
-static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k)
+static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k,
+		      const struct ft_cost_context *x)
 {
 	char a[32], b[32], c[32], d[32];
 
 	fmt_ns(a, sizeof(a), k->warm.full_ns, FMT_NS_SIG4);
 	fmt_ns(b, sizeof(b), k->cold.full_ns, FMT_NS_SIG4);
-	fmt_ns(c, sizeof(c), (k->warm.full_ns + k->cold.full_ns) / 2, FMT_NS_SIG4);
-	fmt_ns(d, sizeof(d), fabs(k->cold.full_ns - k->warm.full_ns), FMT_NS_SIG4);
-	fprintf(f,
-		"  a traced %s call costs its caller %s warm, %s cold: %s subtracted per call, "
-		"error bound +-%s (± columns)\n",
-		ft_mode_name(m), a, b, c, d);
+	fmt_ns(c, sizeof(c), (k->warm.full_ns + k->cold.full_ns) / 2 * k->ratio, FMT_NS_SIG4);
+	fmt_ns(d, sizeof(d),
+	       fabs(k->cold.full_ns - k->warm.full_ns) * k->ratio +
+		       (x->done && x->mode == m ? (x->full_max - x->full_min) / 2 : 0),
+	       FMT_NS_SIG4);
+	fprintf(f, "  a traced %s call costs its caller %s warm, %s cold", ft_mode_name(m), a, b);
+	if (x->done && x->mode == m) {
+		fmt_ns(a, sizeof(a), x->full_ns, FMT_NS_SIG4);
+		fprintf(f, ", %s in context (x%.2f: F(%llu), %.0f calls)", a, k->ratio,
+			(unsigned long long)x->n, x->calls);
+	}
+	fprintf(f, ": %s subtracted per call, error bound +-%s (± columns)\n", c, d);
 	if (!k->recals)
 		return;
 	fmt_ns(a, sizeof(a), k->run_full_min, FMT_NS_SIG4);
@@ -113,7 +120,7 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 		   "JSON has both\n");
 	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++)
 		if (o->mode[m].valid && o->mode[m].funcs)
-			text_cost(f, m, &o->mode[m]);
+			text_cost(f, m, &o->mode[m], &o->ctx);
 }
 
 static void text_header(FILE *f, const struct ft_run *run)

@@ -103,13 +103,31 @@ struct ft_cost {
 	double full_ns, in_ns;	 /* subtracted: the midpoints of warm and cold */
 	double full_err, in_err; /* their spreads: the error bound per call, either way */
 	int funcs;		 /* reported functions compensated with it */
+	/* The context's factor on the midpoints (1 unless the context calibrated this mode). */
+	double ratio;
 	/* Recalibrations between reads (--sweep), and the range of full_ns over the run. */
 	unsigned int recals;
 	double run_full_min, run_full_max;
 };
 
+/*
+ * The calibration in context (calibrate.c): computations of F(n) by the
+ * module's own functions, timed untraced and traced, every slot recording.
+ */
+struct ft_cost_context {
+	bool wanted;			    /* not --compare: its variants keep one cost */
+	bool done;			    /* measured and applied to mode */
+	enum ft_mode mode;		    /* the mode of most of its calls */
+	__u64 n;			    /* F(n) computed */
+	unsigned int rounds, computes;	    /* computations per round */
+	double calls;			    /* traced calls per computation */
+	double untraced_ns;		    /* one computation untraced */
+	double full_ns, full_min, full_max; /* a traced call's cost to its caller, in context */
+};
+
 struct ft_overhead {
 	bool on;		/* figures are compensated */
+	struct ft_cost_context ctx;
 	struct ft_cost mode[FT_MODE_NR];
 	int uncompensated;	/* reported functions without a calibration */
 };

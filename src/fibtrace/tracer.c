@@ -215,8 +215,8 @@ static void configure(struct ft_tracer *tr)
 	struct stat ns;
 
 	skel->rodata->filter_tgid = run->filter_pid;
-	if (run->filter_pid && !stat("/proc/self/ns/pid", &ns) && ns.st_ino != PROC_PID_INIT_INO) {
-		/* The pid is the one fibtrace sees: in a container, its namespace's. */
+	if (!stat("/proc/self/ns/pid", &ns) && ns.st_ino != PROC_PID_INIT_INO) {
+		/* The pids are the ones fibtrace sees: in a container, its namespace's. */
 		skel->rodata->pidns_dev = ns.st_dev;
 		skel->rodata->pidns_ino = ns.st_ino;
 	}
@@ -515,6 +515,8 @@ int ft_tracer_attach(struct ft_tracer *tr)
 
 void ft_tracer_set_state(struct ft_tracer *tr, enum ft_enabled state)
 {
+	if (state == FT_CALIB_CONTEXT)
+		tr->skel->bss->calib_tgid = getpid();
 	__atomic_store_n(&tr->skel->bss->enabled, state, __ATOMIC_SEQ_CST);
 }
 

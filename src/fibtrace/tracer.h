@@ -50,6 +50,12 @@ void ft_tracer_set_state(struct ft_tracer *tr, enum ft_enabled state);
 void ft_tracer_set_cost(struct ft_tracer *tr, int slot, const struct ft_cost *c);
 /* One slot's stats, summed over CPUs: 0 or -errno. */
 int ft_tracer_slot_stats(struct ft_tracer *tr, int slot, struct ft_func_stats *st);
+/*
+ * Forgets what the reported slots recorded (their stats and counters, the
+ * call tree, the deepest stack): after the calibration in context, before
+ * FT_ON. 0 or -errno.
+ */
+int ft_tracer_clear(struct ft_tracer *tr);
 /* Waits up to timeout_ms for records, then drains them: records, or -errno. */
 int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms);
 /* Drains the ring buffer without waiting. */

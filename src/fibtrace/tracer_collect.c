@@ -108,6 +108,42 @@ int ft_tracer_slot_stats(struct ft_tracer *tr, int slot, struct ft_func_stats *s
 	return 0;
 }
 
+/* Zeroes entries 0..@n-1 of per-CPU array @map (values of @size bytes): 0 or -errno. */
+static int zero_percpu(const struct bpf_map *map, __u32 n, size_t size)
+{
+	int ncpus = libbpf_num_possible_cpus(), fd = bpf_map__fd(map), err = 0;
+	void *zero;
+	__u32 k;
+
+	if (ncpus <= 0)
+		return -EINVAL;
+	if (n > bpf_map__max_entries(map))
+		n = bpf_map__max_entries(map);
+	zero = calloc(ncpus, (size + 7) & ~7UL);
+	if (!zero)
+		return -ENOMEM;
+	for (k = 0; k < n && !err; k++)
+		if (bpf_map_update_elem(fd, &k, zero, BPF_ANY))
+			err = -errno;
+	free(zero);
+	return err;
+}
+
+int ft_tracer_clear(struct ft_tracer *tr)
+{
+	int fd = bpf_map__fd(tr->skel->maps.tree), err;
+	struct ft_tree_key key;
+
+	err = zero_percpu(tr->skel->maps.stats, tr->tg->count, sizeof(struct ft_func_stats));
+	if (!err)
+		err = zero_percpu(tr->skel->maps.cstats, tr->tg->count, sizeof(struct ft_cnt_stats));
+	while (!err && !bpf_map_get_next_key(fd, NULL, &key))
+		if (bpf_map_delete_elem(fd, &key))
+			err = -errno;
+	tr->skel->bss->max_depth = 0;
+	return err;
+}
+
 /* The call tree's paths, summed over CPUs, into run->tree (tree.c links them). */
 static int collect_tree(struct ft_tracer *tr, int ncpus)
 {

@@ -231,6 +231,9 @@ def test_algo_selection(algos):
     os.close(fd2)
 
 
+CALIB_COMPUTE = 0x100  # fibdrv_uapi.h: FIBDRV_CALIB_COMPUTE
+
+
 def test_calibrate(algos, max_n):
     """FIBDRV_IOC_CALIBRATE (fibtrace's overhead calibration): bounds, errnos, a duration."""
     small = min((limit, name) for name, limit in algos if limit > 93)  # a big-number algorithm
@@ -245,7 +248,12 @@ def test_calibrate(algos, max_n):
     check("calibrate.warm", 0 < ns < 10**9, f"{ns} ns for 1000 calls")
     ns = calib(1, 10, 1000)
     check("calibrate.cold", 0 < ns < 10**9, f"{ns} ns for 10 calls")
+    ns = calib(CALIB_COMPUTE, 10, 1000)
+    check("calibrate.compute", 0 < ns < 10**9, f"{ns} ns for 10 computations of F(1000)")
     for case, args, want in (("func", (2, 1, 0), errno.EINVAL),
+                             ("func-above-compute", (CALIB_COMPUTE + 1, 1, 1000), errno.EINVAL),
+                             ("compute-no-work", (CALIB_COMPUTE, 1, 0), errno.EINVAL),
+                             ("compute-past-cap", (CALIB_COMPUTE, 1, small[0] + 1), errno.E2BIG),
                              ("zero-calls", (0, 0, 0), errno.EINVAL),
                              ("too-many-calls", (0, 1000001, 0), errno.EINVAL),
                              ("work-past-max_n", (0, 1, max_n + 1), errno.EINVAL),

@@ -186,6 +186,45 @@ def test_recalibration():
           f"of {reads}; lost {lost_except(doc)}")
 
 
+def test_context():
+    """The calibration in context: measured, applied as documented, and cleared before the run."""
+    reads = 20
+    doc = fibtrace_json("truth.context", ["--sweep", "1000:1000", "--repeat", str(reads),
+                                          "--cpu", "0"])
+    if not doc:
+        return
+    over = doc["meta"]["overhead"]
+    ctx = over.get("context", {})
+    if not check("truth.context.measured", ctx.get("measured") is True and
+                 isinstance(over.get(ctx.get("mode")), dict), str(ctx)[:300]):
+        return
+    cost = over[ctx["mode"]]
+    print(f"# context: F({ctx['n']}), {ctx['calls_per_compute']} traced calls each, untraced "
+          f"{ctx['untraced_compute_ns']:.0f} ns; a {ctx['mode']} call {ctx['full_ns']:.0f} ns "
+          f"({ctx['full_min_ns']:.0f}..{ctx['full_max_ns']:.0f}), x{cost['context_ratio']:.2f} "
+          f"the calibration function's midpoint")
+    # Every computation of F(2000) makes the same calls: the count per
+    # computation of the last round is whole.
+    check("truth.context.calls",
+          ctx["n"] == 2000 and ctx["calls_per_compute"] >= 20 and
+          abs(ctx["calls_per_compute"] - round(ctx["calls_per_compute"])) < 1e-6,
+          f"F({ctx['n']}): {ctx['calls_per_compute']} calls per computation")
+    mid = (cost["warm"]["full_ns"] + cost["cold"]["full_ns"]) / 2
+    check("truth.context.applied",
+          ctx["full_min_ns"] <= ctx["full_ns"] <= ctx["full_max_ns"] and
+          abs(cost["context_ratio"] * mid - ctx["full_ns"]) <= 0.01 * ctx["full_ns"] + 1 and
+          (cost["recalibrations"] or abs(cost["full_ns"] - ctx["full_ns"]) <= 1),
+          f"context {ctx['full_ns']}, ratio {cost['context_ratio']} x midpoint {mid:.1f}, "
+          f"subtracted {cost['full_ns']}")
+    # Its computations were recorded, then cleared: the run counts its own reads only.
+    fs = funcs(doc)
+    check("truth.context.cleared",
+          fs["fib_read"]["count"] == reads and fs["fib_compute"]["count"] == reads and
+          not lost_except(doc),
+          f"fib_read {fs['fib_read']['count']}, fib_compute {fs['fib_compute']['count']} of "
+          f"{reads}; lost {lost_except(doc)}")
+
+
 READER = r"""
 import os, sys
 n, reads = int(sys.argv[1]), int(sys.argv[2])
@@ -286,6 +325,7 @@ def main():
     test_one_compute()
     test_compensation()
     test_recalibration()
+    test_context()
     test_off_cpu()
     test_attach_window()
 
