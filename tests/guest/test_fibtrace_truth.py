@@ -153,6 +153,15 @@ def compensation_run(n, reads, name, args):
           f"{spread:.0f} ns per call")
 
 
+def check_exact(name, doc, reads, func):
+    """fib_read and @func counted once per read of the run, nothing lost."""
+    fs = funcs(doc)
+    check(name, fs["fib_read"]["count"] == reads and fs[func]["count"] == reads and
+          not lost_except(doc),
+          f"fib_read {fs['fib_read']['count']}, {func} {fs[func]['count']} of {reads}; "
+          f"lost {lost_except(doc)}")
+
+
 def test_recalibration():
     """A sweep of several seconds recalibrates about every 2 s, and loses nothing to it."""
     reads = 2000  # 4.6 s on 6.1, 3.9 s on 6.12 for 1500 on a quiet host
@@ -178,12 +187,7 @@ def test_recalibration():
           f"{k} recalibrations in {secs:.1f} s (want one per 2 s and a little)")
     check("truth.recal.range",
           cost["run_full_min_ns"] <= cost["full_ns"] <= cost["run_full_max_ns"], str(cost)[:300])
-    fs = funcs(doc)
-    check("truth.recal.exact",
-          fs["fib_read"]["count"] == reads and fs["fibdrv_compute"]["count"] == reads and
-          not lost_except(doc),
-          f"fib_read {fs['fib_read']['count']}, fibdrv_compute {fs['fibdrv_compute']['count']} "
-          f"of {reads}; lost {lost_except(doc)}")
+    check_exact("truth.recal.exact", doc, reads, "fibdrv_compute")
 
 
 def test_context():
@@ -217,12 +221,7 @@ def test_context():
           f"context {ctx['full_ns']}, ratio {cost['context_ratio']} x midpoint {mid:.1f}, "
           f"subtracted {cost['full_ns']}")
     # Its computations were recorded, then cleared: the run counts its own reads only.
-    fs = funcs(doc)
-    check("truth.context.cleared",
-          fs["fib_read"]["count"] == reads and fs["fib_compute"]["count"] == reads and
-          not lost_except(doc),
-          f"fib_read {fs['fib_read']['count']}, fib_compute {fs['fib_compute']['count']} of "
-          f"{reads}; lost {lost_except(doc)}")
+    check_exact("truth.context.cleared", doc, reads, "fib_compute")
 
 
 READER = r"""
