@@ -27,16 +27,6 @@ fi
 rm -f build/vm/flame-*.svg build/vm/flame-*.png # written by the guest suites, checked below
 echo "== the builds --compare builds compares (make test-builds)"
 run make --no-print-directory test-builds
-# The suites' guests boot with expedited RCU grace periods: fibtrace's detach
-# waits for grace periods, which under emulation are slow, and make test
-# detaches dozens of times per suite. Measured 2026-11-26, three runs
-# each: a 6.1 kprobe-plan run (108 functions) detached in 9.2 s with
-# rcupdate.rcu_expedited=1 against 21.1-21.2 s without, a 6.12 fentry run
-# in 12.4-12.7 s against 16.4-16.5 s. No test measures a grace period (the
-# A/A performance gate below compares two identical builds); the benchmarks
-# (make bench-trace, make perf-gate on its own) boot as real machines run,
-# without it. VM_APPEND overrides (vmtest.sh).
-export VM_APPEND=${VM_APPEND-clocksource=tsc tsc=reliable rcupdate.rcu_expedited=1}
 # 40 min per suite (vmtest.sh's default is 30): about 20-25 alone on this 2-core
 # host, more beside other load; a hang still ends well within CI's time.
 export VM_TIMEOUT=${VM_TIMEOUT:-2400}

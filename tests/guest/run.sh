@@ -17,8 +17,7 @@ report() { # STATUS NAME [DETAIL]
 	return 0
 }
 
-echo "guest: kernel $kver, $(nproc) CPUs, $(awk '/MemTotal/ {print $2 / 1024 " MiB"}' /proc/meminfo)," \
-	"rcu_expedited $(cat /sys/kernel/rcu_expedited 2>/dev/null || echo '?') (tests/run.sh)"
+echo "guest: kernel $kver, $(nproc) CPUs, $(awk '/MemTotal/ {print $2 / 1024 " MiB"}' /proc/meminfo)"
 dmesg -C
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true
