@@ -173,10 +173,11 @@ static void set_midpoint(struct ft_cost *cost, const struct ft_cost_series *warm
 	cost->in_err = fabs(cold->in_ns - warm->in_ns);
 	if (cost->in_ns > cost->full_ns)
 		cost->in_ns = cost->full_ns; /* noise on a tiny cost: in is part of full */
-	/* In context a call costs cost->ratio times the calibration function's: both parts, both bounds. */
+	/* In context a call costs cost->ratio times the calibration function's: both parts, both
+	 * bounds, and the context's own spread on the full cost's. */
 	cost->full_ns *= cost->ratio;
 	cost->in_ns *= cost->ratio;
-	cost->full_err *= cost->ratio;
+	cost->full_err = cost->full_err * cost->ratio + cost->ctx_err;
 	cost->in_err *= cost->ratio;
 }
 
@@ -198,6 +199,7 @@ static int calibrate_one(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 	if (err)
 		return err < 0 ? err : 0;
 	cost->ratio = 1;
+	cost->ctx_err = 0;
 	set_midpoint(cost, &cost->warm, &cost->cold);
 	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	cost->valid = cost->full_ns > 0;
@@ -334,8 +336,8 @@ static int calibrate_context(struct ft_calib *c, struct ft_tracer *tr, struct ft
 		return 0;
 	}
 	cost->ratio = x->full_ns / cost->full_ns;
+	cost->ctx_err = (x->full_max - x->full_min) / 2;
 	set_midpoint(cost, &cost->warm, &cost->cold);
-	cost->full_err += (x->full_max - x->full_min) / 2;
 	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	x->done = true;
 	return 0;

@@ -103,8 +103,9 @@ struct ft_cost {
 	double full_ns, in_ns;	 /* subtracted: the midpoints of warm and cold */
 	double full_err, in_err; /* their spreads: the error bound per call, either way */
 	int funcs;		 /* reported functions compensated with it */
-	/* The context's factor on the midpoints (1 unless the context calibrated this mode). */
-	double ratio;
+	/* The context's factor on the midpoints (1 unless the context calibrated this mode),
+	 * and half its rounds' range, part of full_err at every (re)calibration. */
+	double ratio, ctx_err;
 	/* Recalibrations between reads (--sweep), and the range of full_ns over the run. */
 	unsigned int recals;
 	double run_full_min, run_full_max;
