@@ -124,7 +124,7 @@ $(BUILD)/tests/test_attribute: $(call obj,tests/unit/test_attribute.c \
 	src/fibtrace/compare/functions.c src/fibtrace/compare/cstats.c src/lib/stats.c src/lib/fmt.c)
 $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
-$(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/ksyms.c)
+$(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/ksyms.c src/fibtrace/ksyms_cache.c)
 $(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim.c \
 	src/fibtrace/cachesim_run.c src/fibtrace/run.c src/lib/stats.c src/lib/fmt.c src/lib/fibdev.c)
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):

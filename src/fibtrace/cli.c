@@ -61,6 +61,7 @@ enum {
 	OPT_ATTRIBUTE,
 	OPT_REQUIRE_COUNTERS,
 	OPT_NO_COMPENSATE,
+	OPT_NO_SYMBOL_CACHE,
 	OPT_MAXACTIVE,
 	OPT_TREE,
 	OPT_NO_TREE,
@@ -97,6 +98,10 @@ static const struct argp_option options[] = {
 	 "Use kprobe/kretprobe instead of fentry/fexit (--attach kprobe)", 1},
 	{"no-compensate", OPT_NO_COMPENSATE, NULL, 0,
 	 "Report raw figures only: no calibration of fibtrace's own cost", 1},
+	{"no-symbol-cache", OPT_NO_SYMBOL_CACHE, NULL, 0,
+	 "Read /proc/kallsyms and ftrace's function list from the kernel, not from the copy "
+	 "kept in /run/fibtrace for this boot and these modules",
+	 1},
 	{"maxactive", OPT_MAXACTIVE, "N", 0,
 	 "kretprobe instances per function: calls it can be inside at once over every task "
 	 "(1..4096; default 64 with --sweep/--compare, 1024 otherwise)",
@@ -329,6 +334,9 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		break;
 	case OPT_NO_COMPENSATE:
 		cli->compensate = false;
+		break;
+	case OPT_NO_SYMBOL_CACHE:
+		cli->symbol_cache = false;
 		break;
 	case OPT_OFF_CPU:
 		cli->off_cpu = true;
@@ -568,6 +576,7 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_fl
 	cli->hists = FT_HISTS_READ;
 	cli->discover = true;
 	cli->compensate = true;
+	cli->symbol_cache = true;
 	cli->tree = true;
 	cli->tree_n = FT_TREE_ALL_N;
 	cli->repeat = 1;

@@ -18,6 +18,7 @@ struct ft_cli {
 	enum ft_attach_req attach; /* --attach (--kprobe: FT_ATTACH_KPROBE) */
 	enum ft_hists hists; /* --hist, --no-hist */
 	bool compensate; /* not --no-compensate */
+	bool symbol_cache; /* not --no-symbol-cache (ksyms.h) */
 	bool tree, tree_full; /* not --no-tree; --tree */
 	bool off_cpu;	      /* --off-cpu */
 	__u64 tree_n;	      /* --tree-n; FT_TREE_ALL_N */

@@ -574,6 +574,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 		return -FT_EXIT_NO_BTF;
 	}
 	err = ft_ksyms_load();
+	run->startup.symbols = ft_ksyms_source;
 	if (err) {
 		fprintf(stderr, "fibtrace: cannot read /proc/kallsyms: %s\n", strerror(-err));
 		btf__free(vmlinux);

@@ -12,6 +12,8 @@
 
 struct ksym *ft_ksyms;
 size_t ft_nksyms;
+const char *ft_ksyms_source = "kernel";
+static bool use_cache = true;
 
 /* A chained hash of names: head[hash] and next[i] hold index + 1. */
 struct name_hash {
@@ -124,7 +126,9 @@ static int parse_kallsyms(char *p)
 					mod[strcspn(mod, "]")] = 0;
 				}
 			}
-			if (type == 't' || type == 'T') {
+			/* Not the symbols BPF programs and trampolines come and go with. */
+			if ((type == 't' || type == 'T') &&
+			    !(mod && (!strcmp(mod, "bpf") || !strncmp(mod, "__builtin__", 11)))) {
 				if (ft_nksyms == cap) {
 					struct ksym *n;
 
@@ -181,14 +185,23 @@ static void *load_ftrace(void *arg)
 
 	for (i = 0; paths[i] && !ftrace_buf; i++)
 		ftrace_buf = read_all(paths[i]);
-	if (ftrace_buf && parse_ftrace(ftrace_buf)) {
-		free(ftrace_buf); /* unknown: the attach decides */
-		ftrace_buf = NULL;
-	}
 	return NULL;
 }
 
-int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace)
+/* Both tables parsed from kallsyms_buf and ftrace_buf (NULL: unknown, the attach decides). */
+static int parse_both(void)
+{
+	int err = parse_kallsyms(kallsyms_buf);
+
+	if (ftrace_buf && parse_ftrace(ftrace_buf)) {
+		free(ftrace_buf);
+		ftrace_buf = NULL;
+	}
+	return err;
+}
+
+/* Reads both files at once (a thread); kept under @key (NULL: not kept) before parsing. */
+static int load_files(const char *kallsyms, const char *const *ftrace, const char *key)
 {
 	pthread_t th;
 	bool threaded = !pthread_create(&th, NULL, load_ftrace, (void *)ftrace);
@@ -197,13 +210,27 @@ int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace)
 	kallsyms_buf = read_all(kallsyms);
 	if (!kallsyms_buf)
 		err = -errno;
-	else
-		err = parse_kallsyms(kallsyms_buf);
 	if (threaded)
 		pthread_join(th, NULL);
 	else
 		load_ftrace((void *)ftrace);
-	return err;
+	if (err)
+		return err;
+	if (key && ftrace_buf &&
+	    ft_ksyms_cache_write(FT_KSYMS_CACHE_DIR, key, kallsyms_buf, strlen(kallsyms_buf),
+				 ftrace_buf, strlen(ftrace_buf)))
+		ft_ksyms_source = "kernel (not kept: cannot write " FT_KSYMS_CACHE_DIR ")";
+	return parse_both();
+}
+
+int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace)
+{
+	return load_files(kallsyms, ftrace, NULL);
+}
+
+void ft_ksyms_use_cache(bool on)
+{
+	use_cache = on;
 }
 
 int ft_ksyms_load(void)
@@ -213,8 +240,23 @@ int ft_ksyms_load(void)
 		"/sys/kernel/debug/tracing/available_filter_functions",
 		NULL,
 	};
+	char *key = use_cache ? ft_ksyms_cache_key() : NULL;
+	int err;
 
-	return ft_ksyms_load_from("/proc/kallsyms", ftrace);
+	if (!use_cache)
+		ft_ksyms_source = "kernel (--no-symbol-cache)";
+	else if (!key)
+		ft_ksyms_source = "kernel (no key: no /proc/modules, or a module without a build ID)";
+	else
+		ft_ksyms_source = "kernel";
+	if (key && !ft_ksyms_cache_read(FT_KSYMS_CACHE_DIR, key, &kallsyms_buf, &ftrace_buf)) {
+		ft_ksyms_source = "cache";
+		err = parse_both();
+	} else {
+		err = load_files("/proc/kallsyms", ftrace, key);
+	}
+	free(key);
+	return err;
 }
 
 const struct ksym *ft_ksym_find(const char *name, const char *module)

@@ -7,6 +7,8 @@
  * the kernel as they are read, under software emulation in about 0.6 s
  * each: they are read at the same time (a thread), kept as read, and
  * indexed by name in hash tables (a linear scan per lookup cost seconds).
+ * Between runs they are kept in FT_KSYMS_CACHE_DIR while the boot and the
+ * modules stay the same (ksyms_cache.c).
  */
 #ifndef FIBTRACE_KSYMS_H
 #define FIBTRACE_KSYMS_H
@@ -23,8 +25,15 @@ struct ksym {
 extern struct ksym *ft_ksyms;
 extern size_t ft_nksyms;
 
-/* Reads both tables: 0 or -errno (kallsyms unreadable; the ftrace list is optional). */
+/*
+ * Reads both tables: 0 or -errno (kallsyms unreadable; the ftrace list is
+ * optional). From the cache (ksyms_cache.c) when its key matches; else from
+ * the kernel, and kept for the next run. ft_ksyms_source says which.
+ */
 int ft_ksyms_load(void);
+extern const char *ft_ksyms_source; /* "cache", or "kernel" and why not the cache */
+/* --no-symbol-cache: always from the kernel, nothing kept. */
+void ft_ksyms_use_cache(bool on);
 /* The same from other files (tests): @ftrace, NULL-terminated, the first readable. */
 int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace);
 /* module NULL: any; "": vmlinux. */
@@ -34,5 +43,17 @@ bool ft_ksym_elsewhere(const char *name, const char *module);
 /* In ftrace's list (true when the list could not be read: the attach decides). */
 bool ft_traceable(const char *name);
 void ft_ksyms_free(void);
+
+/*
+ * The cache between runs (ksyms_cache.c). The key: the boot and every loaded
+ * module with its build ID, malloc'd; NULL when it cannot be made (then
+ * nothing is cached). read: 0 with both files' bytes (malloc'd) when @dir's
+ * file holds exactly @key, else -1. write: 0, or -1 (nothing left behind).
+ */
+#define FT_KSYMS_CACHE_DIR "/run/fibtrace"
+char *ft_ksyms_cache_key(void);
+int ft_ksyms_cache_read(const char *dir, const char *key, char **kallsyms, char **ftrace);
+int ft_ksyms_cache_write(const char *dir, const char *key, const char *kallsyms, size_t klen,
+			 const char *ftrace, size_t flen);
 
 #endif

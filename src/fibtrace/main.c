@@ -36,6 +36,7 @@
 #include "calibrate.h"
 #include "cli.h"
 #include "fibdev.h"
+#include "ksyms.h"
 #include "report.h"
 #include "sweep.h"
 #include "timeline.h"
@@ -469,6 +470,7 @@ int main(int argc, char **argv)
 	if (cli.cachesim == FT_SIM_ONLY) /* simulated in user space: nothing is traced */
 		return ft_sim_cli_only(&cli);
 	verbose = cli.verbose;
+	ft_ksyms_use_cache(cli.symbol_cache);
 	libbpf_set_print(libbpf_print_fn);
 	/*
 	 * From here on Ctrl-C or SIGTERM only sets `exiting`: a signal during

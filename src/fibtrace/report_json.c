@@ -89,6 +89,8 @@ static void json_meta(FILE *f, const struct ft_run *run)
 	json_str(f, su->plan ? su->plan : "");
 	fprintf(f, ", \"reason\": ");
 	json_str(f, su->reason ? su->reason : "");
+	fprintf(f, ", \"symbols\": ");
+	json_str(f, su->symbols ? su->symbols : "kernel");
 	fprintf(f,
 		", \"programs\": %d, \"discover_s\": %.3f, \"load_s\": %.3f, \"attach_s\": %.3f, "
 		"\"calibrate_s\": %.3f, \"total_s\": %.3f, \"detach_s\": %.3f}",

@@ -142,10 +142,12 @@ static void text_header(FILE *f, const struct ft_run *run)
 	fprintf(f, ", %.2fs\n", run->seconds);
 	if (su->plan)
 		fprintf(f,
-			"attach plan %s (%s): %d programs; started in %.2fs (discover %.2f, load "
-			"%.2f, attach %.2f, calibrate %.2f), detached in %.2fs\n",
-			su->plan, su->reason, su->programs, su->total_s, su->discover_s, su->load_s,
-			su->attach_s, su->calibrate_s, su->detach_s);
+			"attach plan %s (%s): %d programs; started in %.2fs (discover %.2f with "
+			"kernel symbols from the %s, load %.2f, attach %.2f, calibrate %.2f), "
+			"detached in %.2fs\n",
+			su->plan, su->reason, su->programs, su->total_s, su->discover_s,
+			su->symbols ? su->symbols : "kernel", su->load_s, su->attach_s,
+			su->calibrate_s, su->detach_s);
 	text_overhead(f, run);
 }
 

@@ -171,6 +171,7 @@ struct ft_startup {
 	const char *plan;   /* "fentry", "kprobe.multi", "kprobe" */
 	const char *reason; /* why auto chose it, or "forced by --attach" */
 	int programs;	    /* BPF programs loaded for the traced functions */
+	const char *symbols; /* where discovery's kernel tables came from (ksyms.h) */
 	double discover_s, load_s, attach_s, calibrate_s, detach_s;
 	double total_s; /* process start to recording (FT_ON) */
 };

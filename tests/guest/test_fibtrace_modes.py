@@ -171,6 +171,59 @@ def globs():
     check("glob.too_many", rc == 2 and "slots left" in err, f"exit {rc}: {err.strip()[-300:]}")
 
 
+def symbol_cache():
+    """The kernel tables kept in /run/fibtrace between runs (src/fibtrace/ksyms_cache.c):
+    read from the kernel and kept (0600 in a 0700 directory), then read back
+    with the same targets and counts; not with --no-symbol-cache; and never
+    stale: with another module loaded its symbols are there (fibdrv_a from
+    the test builds), and once it is gone again they are not."""
+    cache = "/run/fibtrace/ksyms"
+    if os.path.exists(cache):
+        os.unlink(cache)
+    args = ["--no-discover", "-f", "fibdrv:bn_add*", "--sweep", "0:20"]
+    docs = [run_json(f"symcache.{i}", args) for i in (1, 2)]
+    if not all(docs):
+        return
+    src = [d["meta"]["startup"]["symbols"] for d in docs]
+    st, dst = os.stat(cache) if os.path.exists(cache) else None, os.stat(os.path.dirname(cache))
+    check("symcache.kept", src[0] == "kernel" and st is not None and
+          st.st_mode & 0o777 == 0o600 and dst.st_mode & 0o777 == 0o700,
+          f"first run's symbols from the {src[0]}; {cache}: "
+          f"{oct(st.st_mode) if st else 'missing'}, directory {oct(dst.st_mode)}")
+    same = [sorted((f["name"], f["attach"], f["count"]) for f in d["functions"]) for d in docs]
+    check("symcache.hit", src[1] == "cache" and same[0] == same[1],
+          f"second run's symbols from the {src[1]}; functions {same[0][:4]} / {same[1][:4]}")
+    fd = os.open("/dev/fibonacci", os.O_RDONLY)  # fibdrv's use count moves: not in the key
+    try:
+        doc = run_json("symcache.device_open", args)
+    finally:
+        os.close(fd)
+    if doc:
+        got = doc["meta"]["startup"]["symbols"]
+        check("symcache.device_open.hit", got == "cache", f"symbols from the {got}")
+    doc = run_json("symcache.off", ["--no-symbol-cache"] + args)
+    if doc:
+        got = doc["meta"]["startup"]["symbols"]
+        check("symcache.off", got == "kernel (--no-symbol-cache)", got)
+    ko = f"build/{os.uname().release}/builds/fibdrv_a.ko"
+    if not os.path.exists(ko):
+        skip("symcache.module_loaded", f"{ko} not built (make test builds it)")
+        return
+    probe = ["--no-discover", "-f", "fibdrv_a:fib_read", "--sweep", "0:1"]
+    if subprocess.run(["insmod", ko]).returncode != 0:
+        check("symcache.module_loaded", False, f"insmod {ko} failed")
+        return
+    try:
+        doc = run_json("symcache.module_loaded", probe)
+        got = doc and doc["meta"]["startup"]["symbols"]
+        check("symcache.module_loaded.fresh", got == "kernel", f"symbols from the {got}")
+    finally:
+        subprocess.run(["rmmod", "fibdrv_a"])
+    rc, out, err = run(probe)
+    check("symcache.module_gone", rc == 5 and "fibdrv_a" in err and "not in /proc/kallsyms" in err,
+          f"exit {rc}: {err.strip()[-300:]}")
+
+
 def no_fibdrv_glob():
     """Without fibdrv, -f kernel functions alone are traced (fibdrv unloaded by the caller)."""
     name, pat = getppid_target()
@@ -286,6 +339,7 @@ def main():
     check("exit.child_failed", rc == 7, f"exit {rc}")
 
     globs()
+    symbol_cache()
 
     # Histograms: linear and sub-buckets keep sums equal to counts.
     doc = run_json("hist.linear", ["--no-discover", "--linear", "0:200000:2000",

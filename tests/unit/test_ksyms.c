@@ -3,11 +3,15 @@
  * Unit tests of the kernel tables' parser and index (src/fibtrace/ksyms.c),
  * on files written here in /proc/kallsyms's and available_filter_functions'
  * formats: module symbols, other symbol types, a name in two modules, a
- * missing last newline, an unreadable ftrace list.
+ * missing last newline, an unreadable ftrace list, the symbols of BPF
+ * programs and trampolines (skipped); and the cache between runs
+ * (ksyms_cache.c): a hit with its exact key only, never from a directory or
+ * file others could write, never a truncated file.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ksyms.h"
@@ -31,6 +35,42 @@ static void write_file(const char *path, const char *text)
 	}
 }
 
+static void test_cache(const char *tmp)
+{
+	char dir[128], file[160], *k, *f;
+	const char *key =
+		"boot-1\nfibdrv 45056 0 - Live 0xffffffffc0a00000 (OE)\n0400000014000000\n";
+
+	snprintf(dir, sizeof(dir), "%s/cache", tmp);
+	snprintf(file, sizeof(file), "%s/ksyms", dir);
+	check("cache.empty-miss", ft_ksyms_cache_read(dir, key, &k, &f) < 0 && !k && !f);
+	check("cache.write", !ft_ksyms_cache_write(dir, key, "K1\nK2", 5, "F1\n", 3));
+	check("cache.hit", !ft_ksyms_cache_read(dir, key, &k, &f) && k && f &&
+				   !strcmp(k, "K1\nK2") && !strcmp(f, "F1\n"));
+	free(k);
+	free(f);
+	check("cache.other-key-miss",
+	      ft_ksyms_cache_read(dir, "boot-1\nfibdrv 45056 0 - Live 0xffffffffc0b00000 (OE)\n",
+				  &k, &f) < 0);
+	check("cache.shorter-key-miss", ft_ksyms_cache_read(dir, "boot-1", &k, &f) < 0);
+	chmod(file, 0644);
+	check("cache.file-others-can-read-miss", ft_ksyms_cache_read(dir, key, &k, &f) < 0);
+	chmod(file, 0600);
+	chmod(dir, 0755);
+	check("cache.dir-not-private-miss", ft_ksyms_cache_read(dir, key, &k, &f) < 0);
+	check("cache.dir-not-private-no-write", ft_ksyms_cache_write(dir, key, "K", 1, "F", 1) < 0);
+	chmod(dir, 0700);
+	check("cache.truncated-miss",
+	      !truncate(file, 60) && ft_ksyms_cache_read(dir, key, &k, &f) < 0 && !k && !f);
+	check("cache.rewrite-hit", !ft_ksyms_cache_write(dir, key, "K3", 2, "", 0) &&
+					   !ft_ksyms_cache_read(dir, key, &k, &f) &&
+					   !strcmp(k, "K3") && !strcmp(f, ""));
+	free(k);
+	free(f);
+	unlink(file);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ft-ksyms-XXXXXX", ks[64], ff[64];
@@ -49,11 +89,15 @@ int main(void)
 		       "ffffffffc0001000 t bn_add\t[fibdrv]\n"
 		       "ffffffffc0002000 t bn_add\t[fibdrv_b]\n"
 		       "ffffffffc0003000 T fib_read\t[fibdrv]\n"
+		       "ffffffffc0005000 t bpf_prog_6deef7357e7b4530_ft_entry\t[bpf]\n"
+		       "ffffffffc0006000 t bpf_trampoline_6442\t[__builtin__ftrace]\n"
 		       "ffffffffc0004000 t last_no_newline\t[fibdrv]");
 	write_file(ff, "vfs_read\nbn_add [fibdrv]\nfib_read [fibdrv]\n");
 
 	check("load", ft_ksyms_load_from(ks, ftrace) == 0);
 	check("text-only", ft_nksyms == 7 && !ft_ksym_find("some_data", NULL));
+	check("no-bpf-symbols", !ft_ksym_find("bpf_prog_6deef7357e7b4530_ft_entry", NULL) &&
+					!ft_ksym_find("bpf_trampoline_6442", NULL));
 	k = ft_ksym_find("bn_add", "fibdrv");
 	check("module.addr", k && k->addr == 0xffffffffc0001000ULL && !strcmp(k->module, "fibdrv"));
 	k = ft_ksym_find("bn_add", "fibdrv_b");
@@ -79,6 +123,7 @@ int main(void)
 	check("no-kallsyms", ft_ksyms_load_from("/nonexistent/kallsyms", none) < 0);
 	ft_ksyms_free();
 
+	test_cache(dir);
 	unlink(ks);
 	unlink(ff);
 	rmdir(dir);
