@@ -125,6 +125,8 @@ static void text_header(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
 	const struct ft_startup *su = &run->startup;
+	const char *symbols = su->symbols ? su->symbols : "kernel";
+	bool cached = !strcmp(symbols, "cache");
 	int by[FT_MODE_NR], nn;
 
 	ft_attach_counts(tg, by, &nn);
@@ -143,11 +145,11 @@ static void text_header(FILE *f, const struct ft_run *run)
 	if (su->plan)
 		fprintf(f,
 			"attach plan %s (%s): %d programs; started in %.2fs (discover %.2f with "
-			"kernel symbols from the %s, load %.2f, attach %.2f, calibrate %.2f), "
-			"detached in %.2fs\n",
+			"symbols %s%s, load %.2f, attach %.2f, calibrate %.2f), detached in "
+			"%.2fs\n",
 			su->plan, su->reason, su->programs, su->total_s, su->discover_s,
-			su->symbols ? su->symbols : "kernel", su->load_s, su->attach_s,
-			su->calibrate_s, su->detach_s);
+			cached ? "from " : "read from the ", cached ? "/run/fibtrace" : symbols,
+			su->load_s, su->attach_s, su->calibrate_s, su->detach_s);
 	text_overhead(f, run);
 }
 
