@@ -99,17 +99,20 @@ char *ft_ksyms_cache_key(void)
 	struct sbuf key = {}, mods = {};
 	char path[256], *line, *save = NULL;
 	bool ok = sb_add_file(&key, "/proc/sys/kernel/random/boot_id") &&
-		  sb_add_file(&mods, "/proc/modules") && mods.s;
+		  sb_add_file(&mods, "/proc/modules");
 
-	for (line = ok ? strtok_r(mods.s, "\n", &save) : NULL; ok && line;
+	for (line = ok && mods.s ? strtok_r(mods.s, "\n", &save) : NULL; ok && line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char name[64], state[16], one[128];
 		unsigned long long size, addr;
 
-		/* "name size refcount deps state address [taints]": not the refcount, which
-		 * moves whenever the device is opened; no key while a module is loading. */
+		/*
+		 * "name size refcount deps state address [taints]": not the refcount, which
+		 * moves whenever the device is opened; no key while a module is loading, or
+		 * when the addresses read as 0 (kptr_restrict: kallsyms's would too).
+		 */
 		ok = sscanf(line, "%63s %llu %*s %*s %15s %llx", name, &size, state, &addr) == 4 &&
-		     !strcmp(state, "Live") &&
+		     !strcmp(state, "Live") && addr &&
 		     snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name) <
 			     (int)sizeof(path);
 		if (ok) {
