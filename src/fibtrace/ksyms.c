@@ -25,8 +25,7 @@ static struct name_hash ksym_hash, ftrace_hash;
 static const char **ftrace_names;
 static size_t nftrace;
 
-/* The whole file, NUL-terminated, or NULL with errno set. */
-static char *read_all(const char *path)
+char *ft_read_file(const char *path)
 {
 	size_t cap = 1 << 20, len = 0;
 	char *buf = malloc(cap + 1), *n;
@@ -184,7 +183,7 @@ static void *load_ftrace(void *arg)
 	unsigned int i;
 
 	for (i = 0; paths[i] && !ftrace_buf; i++)
-		ftrace_buf = read_all(paths[i]);
+		ftrace_buf = ft_read_file(paths[i]);
 	return NULL;
 }
 
@@ -207,7 +206,7 @@ static int load_files(const char *kallsyms, const char *const *ftrace, const cha
 	bool threaded = !pthread_create(&th, NULL, load_ftrace, (void *)ftrace);
 	int err = 0;
 
-	kallsyms_buf = read_all(kallsyms);
+	kallsyms_buf = ft_read_file(kallsyms);
 	if (!kallsyms_buf)
 		err = -errno;
 	if (threaded)
@@ -246,7 +245,8 @@ int ft_ksyms_load(void)
 	if (!use_cache)
 		ft_ksyms_source = "kernel (--no-symbol-cache)";
 	else if (!key)
-		ft_ksyms_source = "kernel (no key: no /proc/modules, or a module without a build ID)";
+		ft_ksyms_source =
+			"kernel (no key: no /proc/modules, or a module without a build ID)";
 	else
 		ft_ksyms_source = "kernel";
 	if (key && !ft_ksyms_cache_read(FT_KSYMS_CACHE_DIR, key, &kallsyms_buf, &ftrace_buf)) {

@@ -43,6 +43,8 @@ bool ft_ksym_elsewhere(const char *name, const char *module);
 /* In ftrace's list (true when the list could not be read: the attach decides). */
 bool ft_traceable(const char *name);
 void ft_ksyms_free(void);
+/* The whole file, NUL-terminated (malloc'd), or NULL with errno set. */
+char *ft_read_file(const char *path);
 
 /*
  * The cache between runs (ksyms_cache.c). The key: the boot and every loaded

@@ -31,52 +31,9 @@
 
 #define CACHE_MAGIC "fibtrace-ksyms 1"
 
-/* A growing string; on ENOMEM s is NULL. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *p, size_t n)
+/* Writes @path's bytes to @k in hexadecimal (a note holds NULs): false when unreadable. */
+static bool put_file_hex(FILE *k, const char *path)
 {
-	char *g;
-
-	if (!b->s && b->cap)
-		return; /* failed before */
-	if (b->len + n + 1 > b->cap) {
-		b->cap = 2 * (b->len + n + 1);
-		g = realloc(b->s, b->cap);
-		if (!g) {
-			free(b->s);
-			b->s = NULL;
-			return;
-		}
-		b->s = g;
-	}
-	memcpy(b->s + b->len, p, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-/* Appends the whole of @path; false when it cannot be read. */
-static bool sb_add_file(struct sbuf *b, const char *path)
-{
-	char buf[4096];
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		sb_add(b, buf, (size_t)got);
-	close(fd);
-	return got == 0;
-}
-
-/* Appends @path's bytes in hexadecimal (a note holds NULs); false when it cannot be read. */
-static bool sb_add_file_hex(struct sbuf *b, const char *path)
-{
-	static const char digits[] = "0123456789abcdef";
 	unsigned char buf[256];
 	ssize_t got, i;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -84,26 +41,27 @@ static bool sb_add_file_hex(struct sbuf *b, const char *path)
 	if (fd < 0)
 		return false;
 	while ((got = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < got; i++) {
-			char hex[2] = {digits[buf[i] >> 4], digits[buf[i] & 15]};
-
-			sb_add(b, hex, 2);
-		}
+		for (i = 0; i < got; i++)
+			fprintf(k, "%02x", buf[i]);
 	close(fd);
-	sb_add(b, "\n", 1);
+	fputc('\n', k);
 	return got == 0;
 }
 
 char *ft_ksyms_cache_key(void)
 {
-	struct sbuf key = {}, mods = {};
-	char path[256], *line, *save = NULL;
-	bool ok = sb_add_file(&key, "/proc/sys/kernel/random/boot_id") &&
-		  sb_add_file(&mods, "/proc/modules");
+	char *boot = ft_read_file("/proc/sys/kernel/random/boot_id");
+	char *mods = boot ? ft_read_file("/proc/modules") : NULL;
+	char path[256], *key = NULL, *line, *save = NULL;
+	size_t len;
+	FILE *k = mods ? open_memstream(&key, &len) : NULL;
+	bool ok = k != NULL;
 
-	for (line = ok && mods.s ? strtok_r(mods.s, "\n", &save) : NULL; ok && line;
+	if (ok)
+		fputs(boot, k);
+	for (line = ok ? strtok_r(mods, "\n", &save) : NULL; ok && line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char name[64], state[16], one[128];
+		char name[64], state[16];
 		unsigned long long size, addr;
 
 		/*
@@ -116,17 +74,19 @@ char *ft_ksyms_cache_key(void)
 		     snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name) <
 			     (int)sizeof(path);
 		if (ok) {
-			snprintf(one, sizeof(one), "%s %llu %llx ", name, size, addr);
-			sb_add(&key, one, strlen(one));
-			ok = sb_add_file_hex(&key, path);
+			fprintf(k, "%s %llu %llx ", name, size, addr);
+			ok = put_file_hex(k, path);
 		}
 	}
-	free(mods.s);
-	if (!ok || !key.s) {
-		free(key.s);
+	if (k && fclose(k))
+		ok = false;
+	free(boot);
+	free(mods);
+	if (!ok) {
+		free(key);
 		return NULL;
 	}
-	return key.s;
+	return key;
 }
 
 /* @dir is ours and no one else's to write: owned by us, mode 0700 at most. */

@@ -16,6 +16,7 @@
 #include "aggregate.h"
 #include "cachesim.h"
 #include "fmt.h"
+#include "ksyms.h"
 #include "report.h"
 #include "tree.h"
 
@@ -126,7 +127,7 @@ static void text_header(FILE *f, const struct ft_run *run)
 	const struct ft_targets *tg = run->targets;
 	const struct ft_startup *su = &run->startup;
 	const char *symbols = su->symbols ? su->symbols : "kernel";
-	bool cached = !strcmp(symbols, "cache");
+	char from[128];
 	int by[FT_MODE_NR], nn;
 
 	ft_attach_counts(tg, by, &nn);
@@ -142,14 +143,17 @@ static void text_header(FILE *f, const struct ft_run *run)
 			(uint64_t)run->first, (uint64_t)run->last, (uint64_t)run->step, run->repeat,
 			(uint64_t)run->reads_issued);
 	fprintf(f, ", %.2fs\n", run->seconds);
-	if (su->plan)
+	if (su->plan) {
+		if (!strcmp(symbols, "cache"))
+			snprintf(from, sizeof(from), "from %s", FT_KSYMS_CACHE_DIR);
+		else
+			snprintf(from, sizeof(from), "read from the %s", symbols);
 		fprintf(f,
 			"attach plan %s (%s): %d programs; started in %.2fs (discover %.2f with "
-			"symbols %s%s, load %.2f, attach %.2f, calibrate %.2f), detached in "
-			"%.2fs\n",
-			su->plan, su->reason, su->programs, su->total_s, su->discover_s,
-			cached ? "from " : "read from the ", cached ? "/run/fibtrace" : symbols,
+			"symbols %s, load %.2f, attach %.2f, calibrate %.2f), detached in %.2fs\n",
+			su->plan, su->reason, su->programs, su->total_s, su->discover_s, from,
 			su->load_s, su->attach_s, su->calibrate_s, su->detach_s);
+	}
 	text_overhead(f, run);
 }
 
