@@ -147,9 +147,9 @@ noinline long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap)
  * converts them, so nothing is allocated inside the recursion.
  */
 struct bn_dc {
-	u64 *p[BN_DC_MAXLV]; /* p[k] = 10^(19 * 2^k) */
-	size_t pn[BN_DC_MAXLV];
-	struct bn_divisor dv[BN_DC_MAXLV]; /* T = pn[k], built on demand */
+	u64 *p[BN_DC_MAXLV]; /* 10^(19 * 2^k) = p[k] B^pz[k] */
+	size_t pn[BN_DC_MAXLV], pz[BN_DC_MAXLV];
+	struct bn_divisor dv[BN_DC_MAXLV]; /* of p[k], T = bn_dc_dvT(k), built on demand */
 	int nlv;
 	u64 *leaf;  /* scratch for the leaves */
 	u64 *dscr;  /* a division's or a top step's inversion's scratch */
@@ -174,19 +174,73 @@ static u64 *bn_dc_push(struct bn_dc *c, size_t n)
 
 static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out);
 
-/* A top step's division of xn limbs by p[k], as bn_dc_top does it: its scratch. */
-static size_t bn_dc_top_itch(const struct bn_dc *c, int k, size_t xn)
-{
-	size_t dn = c->pn[k], qn = xn - dn + 1, T = qn + 1 < dn ? qn + 1 : dn;
-	size_t div = bn_divrem_itch_sizes(T, dn, xn), inv = bn_invert_itch(T, 0);
-
-	/* its divisor, when T < dn, is inverted in the same scratch (the first before it exists) */
-	return div > inv ? div : inv;
-}
-
 static size_t bn_max(size_t a, size_t b)
 {
 	return a > b ? a : b;
+}
+
+/* the limbs of 10^(19 * 2^k), its low zero limbs included */
+static size_t bn_dc_full(const struct bn_dc *c, int k)
+{
+	return c->pn[k] + c->pz[k];
+}
+
+/*
+ * The limbs of p[k]'s kept inverse. The quotients by 10^(19 * 2^k) are
+ * about 1.45 times as long as p[k]: below the NTT threshold p[k]'s own
+ * (its quotients by blocks, bn_divrem_long_scr: products of p[k]'s size
+ * and under cost less than one of the quotient's), from it the power's
+ * full size, p[k] padded with zero limbs (one estimate of the quotient's
+ * length: transforms cost by length, and the product q p[k] is taken
+ * modulo B^N - 1 then).
+ */
+static size_t bn_dc_dvT(const struct bn_dc *c, int k)
+{
+	return c->pn[k] < BN_MUL_NTT_THRESHOLD ? c->pn[k] : bn_dc_full(c, k);
+}
+
+/* The limbs of inverse dividing x (xn limbs) by 10^(19 * 2^k) takes: at most the quotient's + 1. */
+static size_t bn_dc_T(const struct bn_dc *c, int k, size_t xn)
+{
+	size_t T = bn_dc_dvT(c, k), qn = xn - bn_dc_full(c, k) + 1;
+
+	return qn + 1 < T ? qn + 1 : T;
+}
+
+/* A division of xn limbs by 10^(19 * 2^k), as bn_dc_divide does it: its scratch. */
+static size_t bn_dc_div_itch(const struct bn_dc *c, int k, size_t xn)
+{
+	size_t T = bn_dc_T(c, k, xn), dn = c->pn[k], yn = xn - c->pz[k], div;
+
+	div = T == dn ? bn_divrem_long_itch(dn, yn) : bn_divrem_itch_sizes(T, dn, yn);
+	/* a divisor other than the kept one is inverted in the same scratch (before it exists) */
+	return T < bn_dc_dvT(c, k) ? bn_max(div, bn_invert_itch(T, 0)) : div;
+}
+
+/* x (xn limbs, normalised) < 10^(19 * 2^k) = p[k] B^pz[k] */
+static int bn_dc_below(const struct bn_dc *c, const u64 *x, size_t xn, int k)
+{
+	size_t full = bn_dc_full(c, k);
+
+	if (xn != full)
+		return xn < full;
+	return bn_cmp_n(x + c->pz[k], c->p[k], c->pn[k]) < 0;
+}
+
+/*
+ * q (xn - full + 1 limbs) and r (full limbs) = x divided by 10^(19 * 2^k)
+ * = p[k] B^z: x's low z limbs are r's, the rest divided by p[k] (GMP's
+ * mpn_get_str drops the same zero limbs): a divisor and remainder about
+ * 30% shorter (10^m = 2^m 5^m), a quotient as long as before, by blocks
+ * or by an inverse padded to its length (bn_dc_dvT).
+ */
+static int bn_dc_divide(const struct bn_dc *c, const struct bn_divisor *dv, u64 *q, u64 *r,
+			const u64 *x, size_t xn, int k)
+{
+	size_t z = c->pz[k];
+
+	bn_copyi(r, x, z);
+	return bn_divrem_long_scr(dv, q, r + z, x + z, xn - z, c->dscr);
 }
 
 /*
@@ -207,22 +261,24 @@ static int bn_dc_scratch(struct bn_dc *c, size_t n)
 	int k, top = -1;
 
 	for (k = c->nlv - 1; k >= 0 && xn >= BN_DEC_DC_THRESHOLD; k--) {
-		if (c->pn[k] > xn)
+		if (bn_dc_full(c, k) > xn)
 			continue;
-		dscr = bn_max(dscr, bn_dc_top_itch(c, k, xn));
+		dscr = bn_max(dscr, bn_dc_div_itch(c, k, xn));
 		top = top < 0 ? k : top;
-		if (c->pn[k] == xn && k > 0) {
+		if (bn_dc_full(c, k) == xn && k > 0) {
 			k--; /* p[k] may exceed x: the step divides by p[k - 1] */
-			dscr = bn_max(dscr, bn_dc_top_itch(c, k, xn));
+			dscr = bn_max(dscr, bn_dc_div_itch(c, k, xn));
 		}
 		stack += xn + 1;
-		xn = xn - c->pn[k] + 1;
+		xn = xn - bn_dc_full(c, k) + 1;
 	}
 	for (k = 0; k < top; k++) { /* pads divide by p[k] under a top step above k */
-		stack += 2 * c->pn[k] + 1;
-		dscr = bn_max(dscr, bn_divrem_itch_sizes(c->pn[k], c->pn[k], 2 * c->pn[k]));
+		size_t full = bn_dc_full(c, k);
+
+		stack += 2 * full + 1;
+		dscr = bn_max(dscr, bn_dc_div_itch(c, k, 2 * full));
 		/* their divisors now, so that no inversion's scratch coexists with this one */
-		if (2 * c->pn[k] >= BN_DEC_DC_THRESHOLD) {
+		if (2 * full >= BN_DEC_DC_THRESHOLD) {
 			const struct bn_divisor *dv;
 			int err = bn_dc_divisor(c, k, &dv);
 
@@ -247,11 +303,18 @@ static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out)
 	int err;
 
 	if (!c->dv[k].dh) {
-		/* p[k] = p[k - 1]^2: its inverse from p[k - 1]'s where that one is built */
-		if (k > 0 && c->dv[k - 1].dh)
-			err = bn_divisor_init_sq(&c->dv[k], c->p[k], c->pn[k], &c->dv[k - 1]);
-		else
-			err = bn_divisor_init(&c->dv[k], c->p[k], c->pn[k], c->pn[k]);
+		size_t T = bn_dc_dvT(c, k);
+
+		/* 10^(19 2^k) = (10^(19 2^(k-1)))^2: its inverse from the one below where built */
+		if (k > 0 && c->dv[k - 1].dh) {
+			/* p[k] B^(T - pn) = (p[k-1] B^(T1 - pn1))^2 B^w */
+			long w = (long)(T - c->pn[k]) - 2L * (long)(c->dv[k - 1].T - c->pn[k - 1]) -
+				 (long)(c->pz[k] - 2 * c->pz[k - 1]);
+
+			err = bn_divisor_init_sq(&c->dv[k], c->p[k], c->pn[k], T, w, &c->dv[k - 1]);
+		} else {
+			err = bn_divisor_init(&c->dv[k], c->p[k], c->pn[k], T);
+		}
 		if (err)
 			return err;
 	}
@@ -283,19 +346,19 @@ static long bn_dc_pad(struct bn_dc *c, const u64 *x, size_t xn, int k, char *out
 		return bn_dc_leaf(c, x, xn, out, (size_t)19 << k);
 	if (bn_should_stop())
 		return -EINTR;
-	dn = c->pn[k - 1];
-	if (xn < dn || (xn == dn && bn_cmp_n(x, c->p[k - 1], dn) < 0)) {
+	if (bn_dc_below(c, x, xn, k - 1)) {
 		memset(out, '0', half);
 		return bn_dc_pad(c, x, xn, k - 1, out + half);
 	}
 	err = bn_dc_divisor(c, k - 1, &dv);
 	if (err)
 		return err;
+	dn = bn_dc_full(c, k - 1);
 	qn = xn - dn + 1;
 	qr = bn_dc_push(c, qn + dn);
 	if (!qr)
 		return -EIO;
-	err = bn_divrem_by_scr(dv, qr, qr + qn, x, xn, c->dscr);
+	err = bn_dc_divide(c, dv, qr, qr + qn, x, xn, k - 1);
 	if (!err)
 		err = bn_dc_pad(c, qr, qn, k - 1, out);
 	if (err >= 0)
@@ -319,22 +382,22 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 		return bn_dc_leaf(c, x, xn, out, 0);
 	if (bn_should_stop())
 		return -EINTR;
-	/* largest k with p[k] <= x; then x < p[k+1] = p[k]^2 */
+	/* largest k with 10^(19 * 2^k) <= x; then x < its square */
 	for (k = c->nlv - 1; k > 0; k--) {
-		if (c->pn[k] < xn || (c->pn[k] == xn && bn_cmp_n(c->p[k], x, xn) <= 0))
+		if (!bn_dc_below(c, x, xn, k))
 			break;
 	}
-	dn = c->pn[k];
+	dn = bn_dc_full(c, k);
 	qn = xn - dn + 1;
-	T = qn + 1 < dn ? qn + 1 : dn;
+	T = bn_dc_T(c, k, xn);
 	tmp.dh = NULL;
-	if (T == dn) {
+	if (T == bn_dc_dvT(c, k)) {
 		err = bn_dc_divisor(c, k, &dv);
 	} else {
 		/* no division runs now: the inversion in the division's scratch, once it exists */
 		u64 *scr = c->leaf && bn_invert_itch(T, 0) <= c->dscrn ? c->dscr : NULL;
 
-		err = bn_divisor_init_scr(&tmp, c->p[k], dn, T, 0, scr);
+		err = bn_divisor_init_scr(&tmp, c->p[k], c->pn[k], T, 0, scr);
 		dv = &tmp;
 	}
 	if (err)
@@ -347,7 +410,7 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 		bn_divisor_release(&tmp);
 		return err ? err : -EIO;
 	}
-	err = bn_divrem_by_scr(dv, qr, qr + qn, x, xn, c->dscr);
+	err = bn_dc_divide(c, dv, qr, qr + qn, x, xn, k);
 	bn_divisor_release(&tmp);
 	len = 0;
 	if (!err) {
@@ -386,9 +449,9 @@ noinline long bn_to_dec_dc(const u64 *a, size_t n, char *buf, size_t cap)
 	c->p[0][0] = BN_P19;
 	c->pn[0] = 1;
 	c->nlv = 1;
-	/* p[k+1] >= B^(2 pn[k] - 2): stop once that exceeds x */
-	while (c->nlv < BN_DC_MAXLV && 2 * c->pn[c->nlv - 1] - 2 < n) {
-		size_t pn = c->pn[c->nlv - 1];
+	/* 10^(19 * 2^(k+1)) >= B^(2 full - 2): stop once that exceeds x */
+	while (c->nlv < BN_DC_MAXLV && 2 * bn_dc_full(c, c->nlv - 1) - 2 < n) {
+		size_t pn = c->pn[c->nlv - 1], w = 0;
 		/* the power kept for the whole conversion; its scratch only while squaring */
 		u64 *sq = bn_limbs_alloc(2 * pn), *scr = bn_limbs_alloc(bn_sqr_n_itch(pn));
 
@@ -399,8 +462,14 @@ noinline long bn_to_dec_dc(const u64 *a, size_t n, char *buf, size_t cap)
 		}
 		bn_sqr_n(sq, c->p[c->nlv - 1], pn, scr);
 		bn_mem_free(scr);
+		/* the low zero limbs dropped (10^m = 2^m 5^m: m / 64 of them) */
+		pn = bn_normalized_size(sq, 2 * pn);
+		while (!sq[w])
+			w++;
+		bn_copyi(sq, sq + w, pn - w);
 		c->p[c->nlv] = sq;
-		c->pn[c->nlv] = bn_normalized_size(sq, 2 * pn);
+		c->pn[c->nlv] = pn - w;
+		c->pz[c->nlv] = 2 * c->pz[c->nlv - 1] + w;
 		c->nlv++;
 	}
 	c->n = n;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * bn_div.c - division: by a single limb (bn_divrem_1, with a precomputed
- * inverse), exact division by 3 (Toom-3 interpolation), the Newton inverse
- * (bn_invert) and Barrett division (bn_divrem, and bn_divrem_with for the
- * divisors that bn_conv.c prepares once and reuses).
+ * inverse), exact division by 3 and 5 (Toom interpolation) and Barrett
+ * division (bn_divrem, and bn_divrem_with for the divisors that bn_conv.c
+ * prepares once and reuses; their inverses are bn_inv.c's).
  */
 #include "bn_impl.h"
 
@@ -76,335 +76,15 @@ noinline void bn_divexact_by5(u64 *r, const u64 *a, size_t n)
 	divexact_odd(r, a, n, 5, 0xCCCCCCCCCCCCCCCDULL);
 }
 
-/* ---- Newton inverse ---------------------------------------------------- */
-
-/*
- * Exact fix-up of v (n + 1 limbs, a few units off) to floor(B^(2n) / d):
- * compare d * v with B^(2n) and step v.  P: 2n + 2 limbs; scr: the
- * scratch of bn_mul(P, v, n + 1, d, n).
- */
-static void bn_invert_fixup(u64 *v, const u64 *d, size_t n, u64 *P, u64 *scr)
-{
-	size_t pn = 2 * n, i;
-
-	bn_mul(P, v, n + 1, d, n, scr);
-	if (P[pn] == 0) {
-		/* R = B^(2n) - P >= 0: while R >= d, v++ */
-		bn_neg_inplace(P, pn);
-		for (i = 0; bn_cmp(P, pn, d, n) >= 0; i++) {
-			bn_sub(P, P, pn, d, n);
-			bn_add_1(v, v, n + 1, 1);
-		}
-	} else {
-		/* excess = P - B^(2n) > 0 (or 0): v--, until excess <= 0 */
-		P[pn] -= 1;
-		while (bn_normalized_size(P, pn + 1)) {
-			bn_sub_1(v, v, n + 1, 1);
-			if (bn_cmp(P, pn + 1, d, n) >= 0)
-				bn_sub(P, P, pn + 1, d, n);
-			else
-				break;
-		}
-	}
-}
-
-static size_t bn_invert_step_itch(size_t n, int exact);
-
-/*
- * The scratch of bn_invert_rec(n): vh (h + 1 limbs), then the deeper
- * levels' scratch or, once they have returned, this level's: pd (m + 1),
- * prod (h + m + 2) and their products' scratch; the exact fix-up reuses
- * the same place (P: 2n + 2, and its product's scratch).
- */
-noinline size_t bn_invert_itch(size_t n, int exact)
-{
-	size_t h, here, deeper;
-
-	if (n <= 1)
-		return 0;
-	h = (n + 1) / 2;
-	here = bn_invert_step_itch(n, exact);
-	deeper = bn_invert_itch(h, exact);
-	return (h + 1) + (deeper > here ? deeper : here);
-}
-
-/*
- * pd (m + 1 limbs) = |E|, E = B^m - d vh (m = n + h), from d vh modulo
- * B^Nw - 1 (Nw >= n + 3: |E| < 4 B^n is far below B^Nw / 2), where that
- * transform is shorter than the full product's; *neg = 1 when E <= 0.
- * Nonzero (nothing to use) when not applicable, or when the low limb,
- * computed directly, shows |E| too large for Nw limbs.
- */
-static int bn_invert_wrapped(u64 *pd, size_t m, const u64 *d, size_t n, const u64 *vh, size_t h,
-			     u64 *scr, int *neg)
-{
-	size_t Nw, t, i;
-	u64 low = d[0] * vh[0]; /* limb 0 of d vh - B^m (m >= 1) */
-
-	if (n < BN_MUL_NTT_THRESHOLD || h + 1 < BN_MUL_NTT_THRESHOLD)
-		return -1;
-	Nw = __bn_ntt_len(n + 3);
-	if (Nw > m + 1 || Nw >= __bn_ntt_len(n + h + 1))
-		return -1;
-	bn_mulmod_bnm1(pd, Nw, d, n, vh, h + 1, scr);
-	/* D = d vh - B^m modulo B^Nw - 1, B^m = B^(m mod Nw) there */
-	t = m % Nw;
-	if (bn_sub_1(pd + t, pd + t, Nw - t, 1))
-		bn_sub_1(pd, pd, Nw, 1);
-	/* the representative nearest 0: -E = D, or D - (B^Nw - 1) = -(~D) */
-	*neg = !(pd[Nw - 1] >> 63);
-	if (!*neg) {
-		for (i = 0; i < Nw; i++)
-			pd[i] = ~pd[i];
-		low = -low;
-	}
-	bn_zero(pd + Nw, m + 1 - Nw);
-	return pd[0] != low;
-}
-
-/* bn_invert_step's scratch: pd (m + 1), prod (h + m + 2), their products' (and the fix-up's) */
-static size_t bn_invert_step_itch(size_t n, int exact)
-{
-	size_t h = (n + 1) / 2, m = n + h, here, fix;
-
-	here = (m + 1) + (h + m + 2) + bn_mul_itch(m + 1, h + 1);
-	fix = exact ? (2 * n + 2) + bn_mul_itch(n + 1, n) : 0;
-	return fix > here ? fix : here;
-}
-
-/*
- * One Newton step: v (n + 1 limbs) ~ floor(B^(2n) / d) from vh (h + 1
- * limbs) ~ floor(B^(2h) / the top h = ceil(n/2) limbs of d), in scratch
- * @scr of bn_invert_step_itch(n, exact); then, if @exact, the fix-up to
- * the exact floor.
- */
-static int bn_invert_step(u64 *v, const u64 *d, size_t n, int exact, const u64 *vh, u64 *scr)
-{
-	size_t h = (n + 1) / 2, m = n + h, en, cn, at;
-	u64 *pd, *prod;
-	int neg;
-
-	pd = scr;
-	prod = pd + m + 1;
-	scr = prod + h + m + 2;
-	/* pd = |E|, E = B^(n+h) - d * vh, |E| < 4 B^n: modulo B^Nw - 1, or in full */
-	if (bn_invert_wrapped(pd, m, d, n, vh, h, scr, &neg)) {
-		bn_mul(pd, d, n, vh, h + 1, scr);
-		if (pd[m] == 0) {
-			neg = 0;
-			bn_neg_inplace(pd, m);
-		} else {
-			neg = 1;
-			pd[m] -= 1;
-		}
-	}
-	en = bn_normalized_size(pd, m + 1);
-	/*
-	 * correction = floor(vh * |E| / B^(2h)), from the top h + 2 limbs of
-	 * |E| only: the rest (drop limbs) is worth less than vh B^drop / B^2h
-	 * < B^(drop + 1 - h) <= 1 (en <= n + 1 <= 2h + 1), so the correction
-	 * comes out at most two units low (as GMP's mpn_invertappr truncates)
-	 */
-	cn = 0;
-	at = 0;
-	if (en) {
-		size_t drop = en > h + 2 ? en - (h + 2) : 0, kn = en - drop;
-
-		if (kn >= h + 1)
-			bn_mul(prod, pd + drop, kn, vh, h + 1, scr);
-		else
-			bn_mul(prod, vh, h + 1, pd + drop, kn, scr);
-		at = 2 * h - drop;
-		if (h + 1 + kn > at)
-			cn = bn_normalized_size(prod + at, h + 1 + kn - at);
-	}
-	bn_zero(v, n - h);
-	bn_copyi(v + n - h, vh, h + 1);
-	if (cn > n + 1)
-		return -EINVAL; /* cannot happen: |correction| < 8 B^(n-h) */
-	if (cn) {
-		if (neg)
-			bn_sub(v, v, n + 1, prod + at, cn);
-		else
-			bn_add(v, v, n + 1, prod + at, cn);
-	}
-	/*
-	 * Barrett division only needs v within a few units (it corrects its
-	 * quotient both ways), so the divisors skip the exact fix-up and its
-	 * full product (exact == 0).
-	 */
-	if (exact)
-		bn_invert_fixup(v, d, n, pd, pd + 2 * n + 2);
-	return 0;
-}
-
-/*
- * v = floor(B^(2n) / d), n + 1 limbs, d normalised, in scratch @scr of
- * bn_invert_itch(n, exact) limbs: vh, the inverse of the top half, first
- * (recursively, in the scratch past it), then one Newton step.
- */
-static int bn_invert_rec(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
-{
-	size_t h = (n + 1) / 2;
-	int err;
-
-	if (n == 1) {
-		u64 r;
-
-		if (d[0] == 1ULL << 63) {
-			v[0] = 0;
-			v[1] = 2;
-		} else {
-			v[0] = bn_udiv_qrnnd(&r, -d[0], 0, d[0]);
-			v[1] = 1;
-		}
-		return 0;
-	}
-	err = bn_invert_rec(scr, d + n - h, h, exact, scr + h + 1);
-	if (err)
-		return err;
-	return bn_invert_step(v, d, n, exact, scr, scr + h + 1);
-}
-
-/* bn_invert_rec in @scr, or in scratch allocated here when @scr is NULL */
-static int bn_invert_scr(u64 *v, const u64 *d, size_t n, int exact, u64 *scr)
-{
-	u64 *mem = NULL;
-	int err;
-
-	if (!scr && n > 1) {
-		mem = bn_limbs_alloc(bn_invert_itch(n, exact));
-		if (!mem)
-			return -ENOMEM;
-		scr = mem;
-	}
-	err = bn_invert_rec(v, d, n, exact, scr);
-	bn_mem_free(mem);
-	return err;
-}
-
-noinline int bn_invert(u64 *v, const u64 *d, size_t n)
-{
-	return bn_invert_scr(v, d, n, 1, NULL);
-}
-
 /* ---- Barrett division ---------------------------------------------------- */
 
 /* limb j of x << s (x has xn limbs; j may be xn) */
-static inline u64 bn_shifted_limb(const u64 *x, size_t xn, size_t j, unsigned int s)
-{
-	u64 lo = j < xn ? x[j] << s : 0;
-
-	if (s && j > 0 && j - 1 < xn)
-		lo |= x[j - 1] >> (64 - s);
-	return lo;
-}
-
-/* dv's fields, and dh = the top T limbs of d << s (v uninitialised) */
-static int bn_divisor_prep(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T)
-{
-	size_t off = dn - T, i;
-
-	dv->d = d;
-	dv->dn = dn;
-	dv->T = T;
-	dv->s = bn_clz(d[dn - 1]);
-	dv->dh = bn_limbs_alloc(2 * T + 1);
-	if (!dv->dh)
-		return -ENOMEM;
-	dv->v = dv->dh + T;
-	for (i = 0; i < T; i++)
-		dv->dh[i] = bn_shifted_limb(d, dn, off + i, dv->s);
-	return 0;
-}
-
-noinline int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T,
-				 int exact, u64 *scr)
-{
-	int err = bn_divisor_prep(dv, d, dn, T);
-
-	if (err)
-		return err;
-	err = bn_invert_scr(dv->v, dv->dh, T, exact, scr);
-	if (err)
-		bn_divisor_release(dv);
-	return err;
-}
-
-/*
- * vh (h + 1 limbs) ~ floor(B^(2h) / the top h limbs of D), D = d << s, d =
- * e^2, from e's inverse: with D1 = e << s1 (T1 limbs) and v1 ~ B^(2 T1) /
- * D1, D = D1^2 2^(s - 2 s1), so B^(2h) / (D / B^(T - h)) = v1^2 / 2^E with
- * E = 64 (4 T1 - T - h) - (2 s1 - s). v1 a few units off gives vh a few
- * units off (twice the relative error, at h ~ T1 limbs), as good as a
- * recursive approximate inversion's. @sq: 2 T1 + 2 limbs and the square's
- * scratch. Nonzero when the sizes do not line up.
- */
-static int bn_invert_half_from_sq(u64 *vh, size_t T, unsigned int s, const struct bn_divisor *half,
-				  u64 *sq)
-{
-	size_t h = (T + 1) / 2, T1 = half->T, sn = 2 * (T1 + 1), off, have, i;
-	long E = 64L * ((long)(4 * T1) - (long)(T + h)) - (2L * half->s - (long)s);
-
-	if (E <= 0 || (size_t)E / 64 >= sn)
-		return -1;
-	bn_sqr_n(sq, half->v, T1 + 1, sq + sn);
-	off = (size_t)E / 64;
-	have = sn - off < h + 2 ? sn - off : h + 2;
-	if (E % 64)
-		bn_rshift(sq + off, sq + off, have, (unsigned int)(E % 64));
-	for (i = 0; i <= h; i++)
-		vh[i] = i < have ? sq[off + i] : 0;
-	return vh[h] > 2; /* an inverse of h limbs is at most 2 B^h: else not usable */
-}
-
-/*
- * dv for d = e^2 (dn limbs, T = dn) from e's divisor @half (T = its dn,
- * the approximate inverse): the inverse of d's top half from half's
- * squared (1/d = (1/e)^2), then one Newton step, instead of inverting
- * d's top half afresh (about half of an inversion's work). The D&C
- * conversion's powers are such squares. Falls back to
- * bn_divisor_init_inv() when the sizes do not line up.
- */
-noinline int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn,
-				const struct bn_divisor *half)
-{
-	size_t T = dn, h = (T + 1) / 2, T1 = half->T, step, square, fresh, itch;
-	u64 *mem;
-	int err;
-
-	if (half->T != half->dn || T1 < BN_DIVISOR_SQ_MIN || T < 2 * T1 - 1 || T > 2 * T1)
-		return bn_divisor_init_inv(dv, d, dn, dn, 0);
-	err = bn_divisor_prep(dv, d, dn, T);
-	if (err)
-		return err;
-	/* past vh: the square's, then the step's; or, should the square not serve, vh's afresh */
-	step = bn_invert_step_itch(T, 0);
-	square = 2 * (T1 + 1) + bn_sqr_n_itch(T1 + 1);
-	fresh = bn_invert_itch(h, 0);
-	itch = step > square ? step : square;
-	itch = fresh > itch ? fresh : itch;
-	mem = bn_limbs_alloc(h + 1 + itch);
-	if (!mem) {
-		bn_divisor_release(dv);
-		return -ENOMEM;
-	}
-	if (bn_invert_half_from_sq(mem, T, dv->s, half, mem + h + 1))
-		err = bn_invert_rec(mem, dv->dh + T - h, h, 0, mem + h + 1); /* vh afresh */
-	if (!err)
-		err = bn_invert_step(dv->v, dv->dh, T, 0, mem, mem + h + 1);
-	bn_mem_free(mem);
-	if (err)
-		bn_divisor_release(dv);
-	return err;
-}
-
 /*
  * q (xn - dn + 1 limbs) = x / d, r (dn limbs) = x mod d.  The estimate
  * floor(N_top * v / B^(T+1)) of the top of x << s by dh is off by a few
  * units at most; the exact remainder x - q d fixes it in both directions.
  */
-#define BN_DIVREM_MAX_FIXUPS 8
+#define BN_DIVREM_MAX_FIXUPS 32
 
 /* The limbs of q's estimate and of the working remainder for x of xn limbs. */
 static void bn_divrem_sizes(size_t T, size_t dn, size_t xn, size_t *qen, size_t *W)
@@ -413,6 +93,9 @@ static void bn_divrem_sizes(size_t T, size_t dn, size_t xn, size_t *qen, size_t 
 
 	*qen = (T + 1 > qn ? T + 1 : qn) + 1;
 	*W = (xn > dn + *qen ? xn : dn + *qen) + 1;
+	/* the estimate's 2T limbs of x wait in R: more than dn + qen when d is padded */
+	if (*W <= 2 * T)
+		*W = 2 * T + 1;
 }
 
 /*
@@ -428,8 +111,8 @@ static size_t bn_divrem_wrap_len(size_t qen, size_t dn, size_t W)
 
 	if (qen < BN_MUL_NTT_THRESHOLD || dn < BN_MUL_NTT_THRESHOLD)
 		return 0;
-	Nw = __bn_ntt_len(dn + 3);
-	if (Nw > W || qen > Nw || Nw >= __bn_ntt_len(qen + dn))
+	Nw = __bn_ntt_len((qen > dn ? qen : dn) + 3);
+	if (Nw > W || Nw >= __bn_ntt_len(qen + dn))
 		return 0;
 	return Nw;
 }
@@ -487,14 +170,15 @@ static int bn_divrem_wrapped(u64 *R, size_t Nw, size_t W, const u64 *x, size_t x
 noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
 				size_t xn, u64 *mem)
 {
-	size_t dn = dv->dn, T = dv->T, off = dn - T;
-	size_t qn = xn - dn + 1, Nn = xn + 1 - off, qen, qsz, W, Nw, i;
+	size_t dn = dv->dn, T = dv->T;
+	long off = (long)dn - (long)T; /* negative for a padded divisor */
+	size_t qn = xn - dn + 1, Nn = (size_t)((long)xn + 1 - off), qen, qsz, W, Nw, i;
 	unsigned int fixups = 0;
 	u64 *N, *prod, *qe, *R, *scr;
 
 	/* x < d B^dn: a limb of x << s past 2T limbs must be zero */
 	for (i = 2 * T; i < Nn; i++)
-		if (bn_shifted_limb(x, xn, off + i, dv->s))
+		if (bn_shifted_limb(x, xn, off + (long)i, dv->s))
 			return -EINVAL;
 	if (Nn > 2 * T)
 		Nn = 2 * T;
@@ -506,7 +190,7 @@ noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, con
 	N = R;
 	prod = scr;
 	for (i = 0; i < Nn; i++)
-		N[i] = bn_shifted_limb(x, xn, off + i, dv->s);
+		N[i] = bn_shifted_limb(x, xn, off + (long)i, dv->s);
 	bn_zero(N + Nn, 2 * T - Nn);
 	bn_mul_n(prod, N + T - 1, dv->v, T + 1, prod + 2 * T + 2);
 	bn_copyi(qe, prod + T + 1, T + 1);
@@ -519,11 +203,12 @@ noinline int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, con
 		if (bn_divrem_wrapped(R, Nw, W, x, xn, qe, qen, dv->d, dn, scr))
 			return -EAGAIN;
 	} else if (qsz) {
-		if (qen >= dn)
-			bn_mul(R, qe, qen, dv->d, dn, scr);
+		/* qe's leading zeros left out: a short quotient's product is that much shorter */
+		if (qsz >= dn)
+			bn_mul(R, qe, qsz, dv->d, dn, scr);
 		else
-			bn_mul(R, dv->d, dn, qe, qen, scr);
-		bn_zero(R + qen + dn, W - qen - dn);
+			bn_mul(R, dv->d, dn, qe, qsz, scr);
+		bn_zero(R + qsz + dn, W - qsz - dn);
 		bn_neg_inplace(R, W);
 		bn_add(R, R, W, x, xn);
 	} else {
@@ -568,6 +253,15 @@ int bn_divrem_with(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, si
 	return err;
 }
 
+#if BN_MEM_ACCOUNTING
+static unsigned long bn_divrem_retried;
+
+unsigned long bn_divrem_retries(void)
+{
+	return bn_divrem_retried;
+}
+#endif
+
 noinline int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
 			      u64 *mem)
 {
@@ -577,6 +271,9 @@ noinline int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const
 	if (err != -EAGAIN)
 		return err;
 	/* rare: the approximate inverse was too coarse; the exact one, allocated now */
+#if BN_MEM_ACCOUNTING
+	bn_divrem_retried++;
+#endif
 	err = bn_divisor_init_inv(&exact, dv->d, dv->dn, dv->T, 1);
 	if (err)
 		return err;
@@ -584,6 +281,71 @@ noinline int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const
 		  : bn_divrem_with(&exact, q, r, x, xn);
 	bn_divisor_release(&exact);
 	return err == -EAGAIN ? -EIO : err;
+}
+
+/*
+ * bn_divrem_by_scr for a quotient shorter than dv's inverse serves (qn + 1
+ * < T): the top T' = qn + 1 limbs of dh and T' + 1 of v, which are within
+ * a few units of dh's top limbs' inverse (v / B^(T - T') = B^(T + T') / dh,
+ * and dh's limbs below those change that by less than 4), so the estimate
+ * is a product of T' + 1 limbs instead of T + 1. Same scratch or less.
+ */
+static int bn_divrem_short(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
+			   u64 *mem)
+{
+	struct bn_divisor top = *dv;
+	size_t qn = xn - dv->dn + 1;
+
+	if (qn + 1 >= dv->T)
+		return bn_divrem_by_scr(dv, q, r, x, xn, mem);
+	top.T = qn + 1;
+	top.dh = dv->dh + (dv->T - top.T);
+	top.v = dv->v + (dv->T - top.T);
+	return bn_divrem_by_scr(&top, q, r, x, xn, mem);
+}
+
+/*
+ * The scratch of bn_divrem_long_scr: a block's working dividend (2 dn
+ * limbs) and one block's division, when x needs more than one block.
+ */
+noinline size_t bn_divrem_long_itch(size_t dn, size_t xn)
+{
+	if (xn < 2 * dn)
+		return bn_divrem_itch_sizes(dn, dn, xn);
+	return 2 * dn + bn_divrem_itch_sizes(dn, dn, 2 * dn);
+}
+
+/*
+ * bn_divrem_by_scr for a quotient of any length (dv->T == dv->dn): one
+ * Barrett division takes at most 2 dn limbs whose top dn are below d, so
+ * from the top, a first block of qh (1..dn) quotient limbs (dn + qh - 1
+ * limbs of x, its estimate by bn_divrem_short), then blocks of dn, each
+ * dividing the previous remainder followed by the next dn limbs of x.
+ */
+noinline int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
+				size_t xn, u64 *mem)
+{
+	size_t dn = dv->dn, qn = xn - dn + 1, pos;
+	u64 *w = mem, *scr = mem + 2 * dn, keep;
+	int err;
+
+	if (xn < 2 * dn || dv->T != dn)
+		return bn_divrem_by_scr(dv, q, r, x, xn, mem);
+	pos = qn - ((qn - 1) % dn + 1);
+	err = bn_divrem_short(dv, q + pos, w + dn, x + pos, xn - pos, scr);
+	while (!err && pos) {
+		pos -= dn;
+		bn_copyi(w, x + pos, dn);
+		/* the block's quotient has dn + 1 limbs, the top one 0 (its top dn < d) */
+		keep = q[pos + dn];
+		err = bn_divrem_by_scr(dv, q + pos, w + dn, w, 2 * dn, scr);
+		if (!err && q[pos + dn])
+			err = -EIO;
+		q[pos + dn] = keep;
+	}
+	if (!err)
+		bn_copyi(r, w + dn, dn);
+	return err;
 }
 
 noinline int bn_divrem(u64 *q, u64 *r, const u64 *x, size_t xn, const u64 *d, size_t dn)

@@ -186,6 +186,16 @@ static inline size_t __bn_mul_itch(size_t an, size_t bn)
 	return direct > slices ? direct : slices;
 }
 
+/* limb j of x << s; j may be negative (limbs below x's, zero) */
+static inline u64 bn_shifted_limb(const u64 *x, size_t xn, long j, unsigned int s)
+{
+	u64 lo = j >= 0 && (size_t)j < xn ? x[j] << s : 0;
+
+	if (s && j > 0 && (size_t)j - 1 < xn)
+		lo |= x[j - 1] >> (64 - s);
+	return lo;
+}
+
 /*
  * Barrett division (bn_div.c) by a divisor prepared once: the D&C decimal
  * conversion (bn_conv.c) divides by each power of 10^19 many times.
@@ -193,18 +203,26 @@ static inline size_t __bn_mul_itch(size_t an, size_t bn)
 struct bn_divisor {
 	const u64 *d; /* the divisor as given (not owned) */
 	size_t dn;
-	size_t T; /* dh = top T limbs of d << s */
+	size_t T; /* dh = top T limbs of d << s (T > dn: d padded with zero limbs) */
 	unsigned int s;
 	u64 *dh; /* T limbs, normalised */
 	u64 *v;	 /* T + 1 limbs: floor(B^(2T) / dh) */
+	/*
+	 * v came from a Newton step started at a square's inverse
+	 * (bn_divisor_init_sq): its error is about the square of the half's
+	 * (Newton's quadratic convergence), too coarse to start another
+	 */
+	int from_sq;
 };
 
 /*
- * Prepare dv for d (dn limbs, d[dn - 1] != 0) from its top T limbs, with
- * the exact inverse (exact) or a cheaper one a few units off (enough for
- * Barrett division, which corrects its quotient both ways). The inversion
- * runs in @scr, bn_invert_itch(T, exact) limbs, or in scratch allocated
- * for it when @scr is NULL; dv->dh is allocated either way.
+ * Prepare dv for d (dn limbs, d[dn - 1] != 0) from its top T limbs (T <
+ * dn: for quotients shorter than d), or padded to T > dn limbs (quotients
+ * longer than d: Barrett's estimate needs T >= qn - 1), with the exact
+ * inverse (exact) or a cheaper one a few units off (enough for Barrett
+ * division, which corrects its quotient both ways). The inversion runs in
+ * @scr, bn_invert_itch(T, exact) limbs, or in scratch allocated for it
+ * when @scr is NULL; dv->dh is allocated either way.
  */
 int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, int exact,
 			u64 *scr);
@@ -221,10 +239,11 @@ static inline int bn_divisor_init_inv(struct bn_divisor *dv, const u64 *d, size_
 #define BN_DIVISOR_SQ_MIN 16
 #endif
 /*
- * dv for d = e^2 (T = dn, approximate inverse) from e's divisor @half (T =
- * its dn): the Newton iteration started from half's inverse squared.
+ * dv for d to T limbs (approximate inverse), where d B^(T - dn) is the
+ * square of the number half inverts (e padded to half's T) times B^w: the
+ * Newton iteration started from half's inverse squared.
  */
-int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn,
+int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn, size_t T, long w,
 		       const struct bn_divisor *half);
 /*
  * q (xn - dn + 1 limbs) = x / d, r (dn limbs) = x mod d; -EAGAIN when an
@@ -250,6 +269,20 @@ int bn_divrem_with_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x
  */
 int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
 		     u64 *mem);
+
+/*
+ * The same for a quotient of any length (q: xn - dn + 1 limbs), by blocks
+ * of dn quotient limbs when it is longer than dn + 1 (dv->T == dv->dn
+ * then); scratch bn_divrem_long_itch(dn, xn) limbs.
+ */
+size_t bn_divrem_long_itch(size_t dn, size_t xn);
+int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
+		       u64 *mem);
+
+#if BN_MEM_ACCOUNTING
+/* tests: how many divisions bn_divrem_by_scr retried with the exact inverse */
+unsigned long bn_divrem_retries(void);
+#endif
 
 static inline int bn_divrem_by(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn)
 {

@@ -46,6 +46,8 @@ void test_dec(void)
 	int which;
 	mpz_t z, p;
 
+	unsigned long retries = bn_divrem_retries();
+
 	mpz_inits(z, p, NULL);
 	for (which = 0; which < 3; which++) {
 		group_begin();
@@ -84,6 +86,10 @@ void test_dec(void)
 				}
 			}
 		}
+		/* the powers' approximate inverses are close enough for every division by them */
+		if (which == 2 && bn_divrem_retries() != retries)
+			fail("%lu divisions by powers of 10 retried with the exact inverse",
+			     bn_divrem_retries() - retries);
 		group_end(names[which]);
 	}
 
@@ -268,6 +274,7 @@ void test_algorithms(void)
 	for (i = 0; i < fib_algo_count; i++) {
 		const struct fib_algo *a = &fib_algos[i];
 		unsigned long n, lim = a->max_n < ALL_N_MAX ? a->max_n : ALL_N_MAX;
+		unsigned long retries;
 		clock_t t0;
 		int it;
 
@@ -307,6 +314,7 @@ void test_algorithms(void)
 		continue;
 #endif
 		group_begin();
+		retries = bn_divrem_retries();
 		for (it = 0; it < 3; it++) {
 			u64 cap = a->max_n < BIG_N ? a->max_n : BIG_N;
 
@@ -314,6 +322,11 @@ void test_algorithms(void)
 			if (!compute_check(a, n, zf, a->max_n >= 100000000))
 				break;
 		}
+		/* the conversion's divisions by the powers of 10, none retried with the exact
+		 * inverse */
+		if (bn_divrem_retries() != retries)
+			fail("%s: %lu divisions retried with the exact inverse", a->name,
+			     bn_divrem_retries() - retries);
 		snprintf(name, sizeof(name), "%s.n_to_%llu", a->name,
 			 a->max_n < BIG_N ? a->max_n : BIG_N);
 		group_end(name);
