@@ -277,14 +277,6 @@ static int bn_dc_scratch(struct bn_dc *c, size_t n)
 
 		stack += 2 * full + 1;
 		dscr = bn_max(dscr, bn_dc_div_itch(c, k, 2 * full));
-		/* their divisors now, so that no inversion's scratch coexists with this one */
-		if (2 * full >= BN_DEC_DC_THRESHOLD) {
-			const struct bn_divisor *dv;
-			int err = bn_dc_divisor(c, k, &dv);
-
-			if (err)
-				return err;
-		}
 	}
 	leaf = BN_DC_LEAF_LIMBS + bn_chunk_bound(BN_DC_LEAF_LIMBS);
 	c->leaf = bn_limbs_alloc(leaf + dscr + stack);
@@ -298,6 +290,37 @@ static int bn_dc_scratch(struct bn_dc *c, size_t n)
 	return 0;
 }
 
+/*
+ * The divisors the padded halves divide by, every level that divides
+ * below the top one (k < the first top step's), bottom up, each from the
+ * one below where it may: built before the first top step's and before
+ * the conversion's scratch, so that no inversion's scratch coexists with
+ * it, and the top steps' divisors come from them.
+ */
+static int bn_dc_pad_divisors(struct bn_dc *c)
+{
+	const struct bn_divisor *dv;
+	int k, top, err;
+
+	for (top = c->nlv - 1; top > 0 && bn_dc_full(c, top) > c->n; top--)
+		;
+	for (k = 0; k < top; k++) {
+		if (2 * bn_dc_full(c, k) < BN_DEC_DC_THRESHOLD)
+			continue;
+		err = bn_dc_divisor(c, k, &dv);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* w of bn_divisor_init_sq: p[k] B^(T - pn) = (p[k-1] B^(T1 - pn1))^2 B^w */
+static long bn_dc_sq_shift(const struct bn_dc *c, int k, size_t T)
+{
+	return (long)T - (long)c->pn[k] - 2L * ((long)c->dv[k - 1].T - (long)c->pn[k - 1]) -
+	       ((long)c->pz[k] - 2L * (long)c->pz[k - 1]);
+}
+
 static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out)
 {
 	int err;
@@ -306,15 +329,11 @@ static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out)
 		size_t T = bn_dc_dvT(c, k);
 
 		/* 10^(19 2^k) = (10^(19 2^(k-1)))^2: its inverse from the one below where built */
-		if (k > 0 && c->dv[k - 1].dh) {
-			/* p[k] B^(T - pn) = (p[k-1] B^(T1 - pn1))^2 B^w */
-			long w = (long)(T - c->pn[k]) - 2L * (long)(c->dv[k - 1].T - c->pn[k - 1]) -
-				 (long)(c->pz[k] - 2 * c->pz[k - 1]);
-
-			err = bn_divisor_init_sq(&c->dv[k], c->p[k], c->pn[k], T, w, &c->dv[k - 1]);
-		} else {
+		if (k > 0 && c->dv[k - 1].dh)
+			err = bn_divisor_init_sq(&c->dv[k], c->p[k], c->pn[k], T,
+						 bn_dc_sq_shift(c, k, T), &c->dv[k - 1]);
+		else
 			err = bn_divisor_init(&c->dv[k], c->p[k], c->pn[k], T);
-		}
 		if (err)
 			return err;
 	}
@@ -391,8 +410,18 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 	qn = xn - dn + 1;
 	T = bn_dc_T(c, k, xn);
 	tmp.dh = NULL;
-	if (T == bn_dc_dvT(c, k)) {
+	/* before the first top step's divisor: the pads', which it may start from */
+	err = c->leaf ? 0 : bn_dc_pad_divisors(c);
+	if (err)
+		return err;
+	if (T == bn_dc_dvT(c, k) || c->dv[k].dh) {
+		/* kept, or built below: a short quotient's estimate from its top limbs */
 		err = bn_dc_divisor(c, k, &dv);
+	} else if (k > 0 && c->dv[k - 1].dh) {
+		/* p[k]'s top T limbs' inverse from p[k-1]'s (the first top step) */
+		err = bn_divisor_init_sq(&tmp, c->p[k], c->pn[k], T, bn_dc_sq_shift(c, k, T),
+					 &c->dv[k - 1]);
+		dv = &tmp;
 	} else {
 		/* no division runs now: the inversion in the division's scratch, once it exists */
 		u64 *scr = c->leaf && bn_invert_itch(T, 0) <= c->dscrn ? c->dscr : NULL;

@@ -330,7 +330,7 @@ noinline int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, con
 	int err;
 
 	if (xn < 2 * dn || dv->T != dn)
-		return bn_divrem_by_scr(dv, q, r, x, xn, mem);
+		return bn_divrem_short(dv, q, r, x, xn, mem);
 	pos = qn - ((qn - 1) % dn + 1);
 	err = bn_divrem_short(dv, q + pos, w + dn, x + pos, xn - pos, scr);
 	while (!err && pos) {

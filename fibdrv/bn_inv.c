@@ -273,24 +273,27 @@ noinline int bn_divisor_init_scr(struct bn_divisor *dv, const u64 *d, size_t dn,
 }
 
 /*
- * vh (h + 1 limbs) ~ floor(B^(2h) / the top h limbs of D), D = d << s, d =
- * e^2, from e's inverse: with D1 = e << s1 (T1 limbs) and v1 ~ B^(2 T1) /
- * D1, D = D1^2 2^(s - 2 s1), so B^(2h) / (D / B^(T - h)) = v1^2 / 2^E with
- * E = 64 (4 T1 - T - h) - (2 s1 - s). v1 a few units off gives vh a few
- * units off (twice the relative error, at h ~ T1 limbs), as good as a
- * recursive approximate inversion's. D and D1 may end in zero limbs (a
- * divisor padded to T > dn limbs). @sq: 2 T1 + 2 limbs and the square's
- * scratch. Nonzero when the sizes do not line up.
+ * vh (h + 1 limbs) ~ floor(B^(2h) / the top h limbs of D), D = d << s
+ * (T limbs), d = e^2 B^w, from e's inverse: with D1 = e << s1 (T1 limbs)
+ * and v1 ~ B^(2 T1) / D1, D = D1^2 B^w 2^(s - 2 s1), so B^(2h) / (D /
+ * B^(T - h)) = v1^2 / 2^E with E = 64 (4 T1 + w - T - h) - (2 s1 - s). v1
+ * a few units off gives vh a few units off (twice the relative error, at h
+ * ~ T1 limbs), as good as a recursive approximate inversion's; only v1's
+ * top h + 3 limbs are squared (a shorter T needs fewer). D and D1 may end
+ * in zero limbs (divisors padded past their limbs). @sq: 2 T1 + 2 limbs
+ * and the square's scratch. Nonzero when the sizes do not line up.
  */
 static int bn_invert_half_from_sq(u64 *vh, size_t T, long w, unsigned int s,
 				  const struct bn_divisor *half, u64 *sq)
 {
-	size_t h = (T + 1) / 2, T1 = half->T, sn = 2 * (T1 + 1), off, have, i;
-	long E = 64L * ((long)(4 * T1) + w - (long)(T + h)) - (2L * half->s - (long)s);
+	size_t h = (T + 1) / 2, T1 = half->T, m = T1 + 1 < h + 3 ? T1 + 1 : h + 3;
+	size_t cut = T1 + 1 - m, sn = 2 * m, off, have, i;
+	long E = 64L * ((long)(4 * T1) + w - (long)(T + h) - 2L * (long)cut) -
+		 (2L * half->s - (long)s);
 
 	if (E <= 0 || (size_t)E / 64 >= sn)
 		return -1;
-	bn_sqr_n(sq, half->v, T1 + 1, sq + sn);
+	bn_sqr_n(sq, half->v + cut, m, sq + sn);
 	off = (size_t)E / 64;
 	have = sn - off < h + 2 ? sn - off : h + 2;
 	if (E % 64)
@@ -329,7 +332,8 @@ noinline int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn, 
 		return err;
 	/* past vh: the square's, then the step's; or, should the square not serve, vh's afresh */
 	step = bn_invert_step_itch(T, h, 0);
-	square = 2 * (T1 + 1) + bn_sqr_n_itch(T1 + 1);
+	square = T1 + 1 < h + 3 ? T1 + 1 : h + 3; /* the limbs of half's inverse squared */
+	square = 2 * square + bn_sqr_n_itch(square);
 	fresh = bn_invert_itch(h, 0);
 	itch = step > square ? step : square;
 	itch = fresh > itch ? fresh : itch;

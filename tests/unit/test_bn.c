@@ -482,7 +482,8 @@ static int divisor_close(const struct bn_divisor *dv)
  * their low zero limbs, as the conversion keeps its powers: @z = 1, e's
  * low limb zero, both divisors padded back to their full sizes; @z = 2,
  * e's low 32 bits zero, e's divisor of its own size and d's without the
- * square's zero low limb (B^-1 between them)
+ * square's zero low limb (B^-1 between them); @z = 3, d's top third only
+ * (a short quotient's divisor, from the top limbs of e's inverse)
  */
 static void check_divisor_sq(size_t T1, unsigned int cut, int z)
 {
@@ -505,6 +506,9 @@ static void check_divisor_sq(size_t T1, unsigned int cut, int z)
 	else if (z == 2)
 		err = bn_divisor_init_inv(&he, e, T1, T1, 0) ||
 		      bn_divisor_init_sq(&hd, d + 1, dn - 1, dn - 1, -1, &he);
+	else if (z == 3)
+		err = bn_divisor_init_inv(&he, e, T1, T1, 0) ||
+		      bn_divisor_init_sq(&hd, d, dn, dn / 3, (long)(dn / 3) - (long)dn, &he);
 	else
 		err = bn_divisor_init_inv(&he, e, T1, T1, 0) ||
 		      bn_divisor_init_sq(&hd, d, dn, dn, 0, &he);
@@ -670,7 +674,7 @@ static void test_invert_divrem(void)
 	group_end("bn_invert past the NTT threshold (d vh modulo B^Nw - 1)");
 
 	group_begin();
-	for (it = 0; it < 36; it++) {
+	for (it = 0; it < 48; it++) {
 		static const size_t t1[] = {BN_DIVISOR_SQ_MIN, 17, 33, 100, 1001, BN_MUL_NTT_THRESHOLD + 3};
 
 		check_divisor_sq(t1[it % 6], it % 12 < 6 ? 0 : (unsigned int)(1 + rnd() % 63),
