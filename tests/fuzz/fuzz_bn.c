@@ -228,42 +228,23 @@ static void fuzz_from_dec(const uint8_t *data, size_t size)
 }
 
 /*
- * A quotient longer than d: d padded with zero limbs to T = qn + 1 limbs
- * (its inverse to T limbs), as the conversion divides by its powers
+ * A quotient longer than d, as the conversion divides by its powers: by
+ * blocks of dn limbs (bn_divrem_long_scr, padded == 0), or by d padded
+ * with zero limbs to T = qn + 1 limbs (its inverse to T limbs)
  */
-static void fuzz_divrem_padded(const struct operands *o, size_t dn, mpz_t za, mpz_t zb)
+static void fuzz_divrem_long(const struct operands *o, size_t dn, int padded, mpz_t za, mpz_t zb)
 {
-	size_t T = o->an - dn + 2 > dn ? o->an - dn + 2 : dn;
+	size_t T = padded && o->an - dn + 2 > dn ? o->an - dn + 2 : dn;
+	size_t itch = padded ? bn_divrem_itch_sizes(T, dn, o->an) : bn_divrem_long_itch(dn, o->an);
 	u64 *q = calloc(o->an - dn + 1, sizeof(u64)), *r = calloc(dn, sizeof(u64));
-	u64 *scr = calloc(bn_divrem_itch_sizes(T, dn, o->an), sizeof(u64));
+	u64 *scr = calloc(itch, sizeof(u64));
 	struct bn_divisor dv;
 	mpz_t wq, wr;
 
 	CHECK(q && r && scr);
 	CHECK(bn_divisor_init(&dv, o->b, dn, T) == 0);
-	CHECK(bn_divrem_by_scr(&dv, q, r, o->a, o->an, scr) == 0);
-	mpz_inits(wq, wr, NULL);
-	mpz_tdiv_qr(wq, wr, za, zb);
-	check_limbs(q, o->an - dn + 1, wq);
-	check_limbs(r, dn, wr);
-	mpz_clears(wq, wr, NULL);
-	bn_divisor_release(&dv);
-	free(q);
-	free(r);
-	free(scr);
-}
-
-/* bn_divrem_long_scr: any quotient length, by blocks of dn limbs */
-static void fuzz_divrem_long(const struct operands *o, size_t dn, mpz_t za, mpz_t zb)
-{
-	u64 *q = calloc(o->an - dn + 1, sizeof(u64)), *r = calloc(dn, sizeof(u64));
-	u64 *scr = calloc(bn_divrem_long_itch(dn, o->an), sizeof(u64));
-	struct bn_divisor dv;
-	mpz_t wq, wr;
-
-	CHECK(q && r && scr);
-	CHECK(bn_divisor_init(&dv, o->b, dn, dn) == 0);
-	CHECK(bn_divrem_long_scr(&dv, q, r, o->a, o->an, scr) == 0);
+	CHECK((padded ? bn_divrem_by_scr(&dv, q, r, o->a, o->an, scr)
+		      : bn_divrem_long_scr(&dv, q, r, o->a, o->an, scr)) == 0);
 	mpz_inits(wq, wr, NULL);
 	mpz_tdiv_qr(wq, wr, za, zb);
 	check_limbs(q, o->an - dn + 1, wq);
@@ -284,8 +265,8 @@ static void fuzz_divrem(const struct operands *o, mpz_t za, mpz_t zb)
 
 	if (dn == 0 || o->an < dn)
 		return;
-	fuzz_divrem_padded(o, dn, za, zb);
-	fuzz_divrem_long(o, dn, za, zb);
+	fuzz_divrem_long(o, dn, 1, za, zb);
+	fuzz_divrem_long(o, dn, 0, za, zb);
 	q = calloc(o->an - dn + 1, sizeof(u64));
 	r = calloc(dn, sizeof(u64));
 	CHECK(q && r);

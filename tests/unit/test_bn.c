@@ -575,52 +575,17 @@ static void check_divisor_chain(void)
 	}
 }
 
-/* bn_divrem_long_scr (quotients by blocks of dn limbs) against GMP */
-static void check_divrem_long(size_t n, size_t xn, int kind)
-{
-	u64 *d = xalloc(n), *x = xalloc(xn), *q = xalloc(xn - n + 1), *r = xalloc(n), *scr;
-	struct bn_divisor dv;
-	mpz_t zd, zx, zq, zr;
-	int err;
-
-	rnd_limbs(d, n);
-	if (kind == 1)
-		memset(d, 0, n * 8);
-	else if (kind == 2)
-		memset(d, 0xff, n * 8);
-	if (kind)
-		d[n - 1] |= 1ULL << 63;
-	else if (!d[n - 1])
-		d[n - 1] = 1;
-	rnd_limbs(x, xn);
-	mpz_inits(zd, zx, zq, zr, NULL);
-	to_mpz(zd, d, n);
-	to_mpz(zx, x, xn);
-	mpz_tdiv_qr(zq, zr, zx, zd);
-	scr = xalloc(bn_divrem_long_itch(n, xn));
-	err = bn_divisor_init(&dv, d, n, n);
-	if (!err)
-		err = bn_divrem_long_scr(&dv, q, r, x, xn, scr);
-	if (err)
-		fail("bn_divrem_long_scr xn=%zu dn=%zu error %d", xn, n, err);
-	else if (!eq_mpz(q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
-		fail("bn_divrem_long_scr xn=%zu dn=%zu kind=%d wrong", xn, n, kind);
-	bn_divisor_release(&dv);
-	mpz_clears(zd, zx, zq, zr, NULL);
-	free(d);
-	free(x);
-	free(q);
-	free(r);
-	free(scr);
-}
-
 /*
- * A divisor padded to T > dn limbs (its inverse to T limbs), quotients up
- * to T limbs (x up to dn + T - 1 limbs), against GMP
+ * Quotients longer than the divisor (d of n limbs, x of xn), against GMP:
+ * T == 0, bn_divrem_long_scr (by blocks of n limbs, T = n); else one
+ * Barrett step by d padded to T > n limbs (its inverse to T limbs, x up
+ * to n + T - 1 limbs). @kind: d random, B^n / 2 or all ones (the
+ * approximate inverse's hardest).
  */
-static void check_divrem_padded(size_t n, size_t T, size_t xn, int kind)
+static void check_divrem_long(size_t n, size_t T, size_t xn, int kind)
 {
 	u64 *d = xalloc(n), *x = xalloc(xn), *q = xalloc(xn - n + 1), *r = xalloc(n), *scr;
+	const char *what = T ? "padded divisor" : "bn_divrem_long_scr";
 	struct bn_divisor dv;
 	mpz_t zd, zx, zq, zr;
 	int err;
@@ -639,14 +604,15 @@ static void check_divrem_padded(size_t n, size_t T, size_t xn, int kind)
 	to_mpz(zd, d, n);
 	to_mpz(zx, x, xn);
 	mpz_tdiv_qr(zq, zr, zx, zd);
-	scr = xalloc(bn_divrem_itch_sizes(T, n, xn));
-	err = bn_divisor_init(&dv, d, n, T);
+	scr = xalloc(T ? bn_divrem_itch_sizes(T, n, xn) : bn_divrem_long_itch(n, xn));
+	err = bn_divisor_init(&dv, d, n, T ? T : n);
 	if (!err)
-		err = bn_divrem_by_scr(&dv, q, r, x, xn, scr);
+		err = T ? bn_divrem_by_scr(&dv, q, r, x, xn, scr)
+			: bn_divrem_long_scr(&dv, q, r, x, xn, scr);
 	if (err)
-		fail("padded divisor xn=%zu dn=%zu T=%zu error %d", xn, n, T, err);
+		fail("%s xn=%zu dn=%zu T=%zu error %d", what, xn, n, T, err);
 	else if (!eq_mpz(q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
-		fail("padded divisor xn=%zu dn=%zu T=%zu kind=%d wrong", xn, n, T, kind);
+		fail("%s xn=%zu dn=%zu T=%zu kind=%d wrong", what, xn, n, T, kind);
 	bn_divisor_release(&dv);
 	mpz_clears(zd, zx, zq, zr, NULL);
 	free(d);
@@ -689,18 +655,18 @@ static void test_invert_divrem(void)
 
 		n = it < 20 ? it / 2 + 1 : 1 + rnd() % (it % 9 ? 120 : 1500);
 		T = n + 1 + rnd() % (n + 2);
-		check_divrem_padded(n, T, n + rnd() % T, (int)(it % 3));
+		check_divrem_long(n, T, n + rnd() % T, (int)(it % 3));
 	}
 	/* products q d modulo B^Nw - 1 with q longer than d */
 	for (it = 0; it < 2; it++)
-		check_divrem_padded(BN_MUL_NTT_THRESHOLD + 7, 2 * BN_MUL_NTT_THRESHOLD,
-				    2 * BN_MUL_NTT_THRESHOLD + BN_MUL_NTT_THRESHOLD / 2, (int)it);
+		check_divrem_long(BN_MUL_NTT_THRESHOLD + 7, 2 * BN_MUL_NTT_THRESHOLD,
+				  2 * BN_MUL_NTT_THRESHOLD + BN_MUL_NTT_THRESHOLD / 2, (int)it);
 	group_end("bn_divrem: divisors padded with zero limbs, quotients longer than d");
 
 	group_begin();
 	for (it = 0; it < 40 * (size_t)RAND_ITERS; it++) {
 		n = it < 20 ? it / 2 + 1 : 1 + rnd() % (it % 9 ? 120 : 1500);
-		check_divrem_long(n, n + rnd() % (3 * n + 4), (int)(it % 3));
+		check_divrem_long(n, 0, n + rnd() % (3 * n + 4), (int)(it % 3));
 	}
 	group_end("bn_divrem_long_scr: quotients longer than the divisor, by blocks");
 
