@@ -93,20 +93,26 @@ noinline u64 bn_submul_1(u64 *r, const u64 *a, size_t n, u64 b)
 
 noinline void bn_mul_basecase(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
 {
-	size_t j;
+	size_t j, m, k;
 
 	r[an] = mul_1_row(r, a, an, b[0]);
-	for (j = 1; j < bn; j++) {
-		r[an + j] = addmul_1_row(r + j, a, an, b[j]);
-		if (!(j % BN_RESCHED_ROWS))
+	for (j = 1; j < bn; j += m) {
+		m = bn - j < BN_RESCHED_ROWS ? bn - j : BN_RESCHED_ROWS;
+		if (j > 1)
 			bn_resched();
+		if (bn_mul_k_ok()) {
+			bn_addmul_rows_k(r + j, a, an, b + j, m, 0);
+			continue;
+		}
+		for (k = j; k < j + m; k++)
+			r[an + k] = bn_addmul_1_c(r + k, a, an, b[k]);
 	}
 }
 
 noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
 {
 	u64 top, cy;
-	size_t i;
+	size_t i, m, k;
 
 	if (n == 1) {
 		bn_u128 p = (bn_u128)a[0] * a[0];
@@ -115,13 +121,19 @@ noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
 		r[1] = (u64)(p >> 64);
 		return;
 	}
-	/* off-diagonal products a[i] * a[j], i < j */
+	/* off-diagonal products a[i] * a[j], i < j: row i is a[i + 1 ..) * a[i] at 2i + 1 */
 	r[0] = 0;
 	r[n] = mul_1_row(r + 1, a + 1, n - 1, a[0]);
-	for (i = 1; i + 1 < n; i++) {
-		r[n + i] = addmul_1_row(r + 2 * i + 1, a + i + 1, n - i - 1, a[i]);
-		if (!(i % BN_RESCHED_ROWS))
+	for (i = 1; i + 1 < n; i += m) {
+		m = n - 1 - i < BN_RESCHED_ROWS ? n - 1 - i : BN_RESCHED_ROWS;
+		if (i > 1)
 			bn_resched();
+		if (bn_mul_k_ok()) {
+			bn_addmul_rows_k(r + 2 * i + 1, a + i + 1, n - i - 1, a + i, m, 1);
+			continue;
+		}
+		for (k = i; k < i + m; k++)
+			r[n + k] = bn_addmul_1_c(r + 2 * k + 1, a + k + 1, n - k - 1, a[k]);
 	}
 	r[2 * n - 1] = 0;
 	/* double them and add the squares a[i]^2 */

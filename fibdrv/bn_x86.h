@@ -11,6 +11,7 @@
  *   bn_mul_k_ok()              may bn_mul_1_k()/bn_addmul_1_k() be used
  *   bn_mul_1_k(), bn_addmul_1_k()
  *                              a row, mulx + adcx/adox
+ *   bn_addmul_rows_k()         a schoolbook product's rows, one asm block
  *   bn_sqr_diag_k()            a squaring's doubling and diagonal
  */
 #ifndef FIBDRV_BN_X86_H
@@ -175,6 +176,68 @@ static inline int bn_mul_k_ok(void)
 			: "cc", "memory");						\
 	} while (0)
 /* clang-format on */
+
+/*
+ * The rows j = 0 .. m - 1 of a schoolbook product or squaring: r[j .. j +
+ * n_j) += (the last n_j limbs of a[0 .. n)) * b[j], the carry limb to
+ * r[j + n_j], n_j = n - shrink j >= 1 (shrink 0: a product's rows; 1: a
+ * squaring's triangle, each row a limb shorter and starting a limb
+ * further into a). One asm block for all of them: a row's setup in C (its
+ * pointers, the call of the row kernel, the carry's store) cost about a
+ * quarter of a 16-limb row. Each row as BN_X86_MULX_ROW: n_j mod 4 limbs
+ * singly, then 4-limb blocks, CF and OF cleared at its start by the xor
+ * of cy.
+ */
+static inline void bn_addmul_rows_k(u64 *r, const u64 *a, size_t n, const u64 *b, size_t m,
+				    long shrink)
+{
+	const u64 *ae = a + n;
+	u64 *re = r + n;
+	long nneg = -(long)n, i, c;
+	u64 lo, hi, cy, zero = 0, bj;
+
+	if (!m)
+		return;
+	/* clang-format off */
+	__asm__ volatile(
+		"5:\n\t"
+		"movq (%[bp]), %%rdx\n\t"
+		"movq %[nneg], %[i]\n\t"
+		"movq %[nneg], %[c]\n\t"
+		"negq %[c]\n\t"
+		"andq $3, %[c]\n\t"
+		"negq %[c]\n\t"
+		"xorl %k[cy], %k[cy]\n\t" /* cy = 0, CF = OF = 0 */
+		"jrcxz 2f\n\t"
+		"1:\n\t"
+		BN_X86_MULX_1(BN_X86_ADD_R)
+		"leaq 1(%[i]), %[i]\n\t"
+		"leaq 1(%[c]), %[c]\n\t"
+		"jrcxz 2f\n\t"
+		"jmp 1b\n\t"
+		"2:\n\t"
+		"movq %[i], %[c]\n\t"
+		"jrcxz 4f\n\t"
+		"3:\n\t"
+		BN_X86_MULX_4(BN_X86_ADD_R)
+		"leaq 4(%[c]), %[c]\n\t"
+		"jrcxz 4f\n\t"
+		"jmp 3b\n\t"
+		"4:\n\t"
+		"adcx %[zero], %[cy]\n\t"
+		"adox %[zero], %[cy]\n\t"
+		"movq %[cy], (%[re])\n\t"
+		"leaq 8(%[re]), %[re]\n\t"
+		"leaq 8(%[bp]), %[bp]\n\t"
+		"addq %[shrink], %[nneg]\n\t"
+		"decq %[m]\n\t"
+		"jnz 5b\n\t"
+		: [c] "=&c"(c), [i] "=&r"(i), [lo] "=&r"(lo), [hi] "=&r"(hi), [cy] "=&r"(cy),
+		  [re] "+r"(re), [bp] "+r"(b), [m] "+r"(m), [nneg] "+r"(nneg), "=&d"(bj)
+		: [ae] "r"(ae), [zero] "r"(zero), [shrink] "r"(shrink)
+		: "cc", "memory");
+	/* clang-format on */
+}
 
 /* r[0 .. n) += a * b; returns the carry limb (any n, 0 included) */
 static inline u64 bn_addmul_1_k(u64 *r, const u64 *a, size_t n, u64 b)
