@@ -46,28 +46,10 @@ static double now_ns(void)
 
 typedef int (*bench_fn)(void *ctx);
 
-/* best of several runs; a negative return aborts */
-static double best_ns(bench_fn fn, void *ctx)
-{
-	double best = 1e300, total = 0;
-	int r;
-
-	for (r = 0; r < MAX_REPS; r++) {
-		double t0 = now_ns(), dt;
-
-		if (fn(ctx) < 0)
-			return -1;
-		dt = now_ns() - t0;
-		if (dt < best)
-			best = dt;
-		total += dt;
-		if (r + 1 >= MIN_REPS && total > BUDGET_NS)
-			break;
-	}
-	return best;
-}
-
-/* best_ns of fn and of gfn, run in turn; gfn's best in *gns */
+/*
+ * Best of several runs of fn, and, if gfn is given, of gfn run in turn
+ * with it (its best in *gns); a negative return aborts.
+ */
 static double best_pair_ns(bench_fn fn, void *ctx, bench_fn gfn, void *gctx, double *gns)
 {
 	double best = 1e300, gbest = 1e300, total = 0;
@@ -79,17 +61,23 @@ static double best_pair_ns(bench_fn fn, void *ctx, bench_fn gfn, void *gctx, dou
 		if (fn(ctx) < 0)
 			return -1;
 		t1 = now_ns();
-		if (gfn(gctx) < 0)
+		if (gfn && gfn(gctx) < 0)
 			return -1;
 		t2 = now_ns();
 		best = t1 - t0 < best ? t1 - t0 : best;
 		gbest = t2 - t1 < gbest ? t2 - t1 : gbest;
 		total += t2 - t0;
-		if (r + 1 >= MIN_REPS && total > 2 * BUDGET_NS)
+		if (r + 1 >= MIN_REPS && total > (gfn ? 2 : 1) * BUDGET_NS)
 			break;
 	}
-	*gns = gbest;
+	if (gns)
+		*gns = gbest;
 	return best;
+}
+
+static double best_ns(bench_fn fn, void *ctx)
+{
+	return best_pair_ns(fn, ctx, NULL, NULL, NULL);
 }
 
 struct fib_ctx {

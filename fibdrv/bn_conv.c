@@ -255,16 +255,25 @@ static int bn_dc_divide(const struct bn_dc *c, const struct bn_divisor *dv, u64 
  * depends on x, is built when it divides). One division runs at a time:
  * the scratch is the largest one's.
  */
+/* The first top step's level by sizes: the largest k with 10^(19 * 2^k)'s limbs <= n. */
+static int bn_dc_top_level(const struct bn_dc *c, size_t n)
+{
+	int k;
+
+	for (k = c->nlv - 1; k > 0 && bn_dc_full(c, k) > n; k--)
+		;
+	return k;
+}
+
 static int bn_dc_scratch(struct bn_dc *c, size_t n)
 {
 	size_t stack = 64, dscr = 0, xn = n, leaf;
-	int k, top = -1;
+	int k, top = bn_dc_top_level(c, n);
 
-	for (k = c->nlv - 1; k >= 0 && xn >= BN_DEC_DC_THRESHOLD; k--) {
+	for (k = top; k >= 0 && xn >= BN_DEC_DC_THRESHOLD; k--) {
 		if (bn_dc_full(c, k) > xn)
 			continue;
 		dscr = bn_max(dscr, bn_dc_div_itch(c, k, xn));
-		top = top < 0 ? k : top;
 		if (bn_dc_full(c, k) == xn && k > 0) {
 			k--; /* p[k] may exceed x: the step divides by p[k - 1] */
 			dscr = bn_max(dscr, bn_dc_div_itch(c, k, xn));
@@ -300,10 +309,8 @@ static int bn_dc_scratch(struct bn_dc *c, size_t n)
 static int bn_dc_pad_divisors(struct bn_dc *c)
 {
 	const struct bn_divisor *dv;
-	int k, top, err;
+	int k, top = bn_dc_top_level(c, c->n), err;
 
-	for (top = c->nlv - 1; top > 0 && bn_dc_full(c, top) > c->n; top--)
-		;
 	for (k = 0; k < top; k++) {
 		if (2 * bn_dc_full(c, k) < BN_DEC_DC_THRESHOLD)
 			continue;

@@ -78,7 +78,6 @@ noinline void bn_divexact_by5(u64 *r, const u64 *a, size_t n)
 
 /* ---- Barrett division ---------------------------------------------------- */
 
-/* limb j of x << s (x has xn limbs; j may be xn) */
 /*
  * q (xn - dn + 1 limbs) = x / d, r (dn limbs) = x mod d.  The estimate
  * floor(N_top * v / B^(T+1)) of the top of x << s by dh is off by a few

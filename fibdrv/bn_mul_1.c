@@ -38,9 +38,9 @@ static u64 bn_addmul_1_c(u64 *r, const u64 *a, size_t n, u64 b)
 
 /*
  * The machine layer's row kernel when it may, else the C loop.  One body
- * for the traced entry points and for the schoolbook rows below, which
- * call it inline: a row of a product below the Karatsuba threshold is at
- * most 27 limbs, where a call per row cost a fifth of the row.
+ * for the traced entry points and for the schoolbook products' first
+ * rows, which call it inline (a call per row cost a fifth of a 27-limb
+ * row); their other rows run in addmul_rows() below.
  */
 static __always_inline u64 mul_1_row(u64 *r, const u64 *a, size_t n, u64 b)
 {
@@ -91,28 +91,43 @@ noinline u64 bn_submul_1(u64 *r, const u64 *a, size_t n, u64 b)
  */
 #define BN_RESCHED_ROWS 64
 
-noinline void bn_mul_basecase(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
+/*
+ * Rows k = 0 .. m - 1: r[k (1 + shrink) ..) += a[k shrink .. n) * b[k],
+ * the carry limb to r[n + k]: a product's rows (shrink 0), or a squaring's
+ * triangle (shrink 1: each row a limb shorter, a limb further into a and
+ * two further into r). One body for both: the machine layer's, all rows
+ * in one asm block, else the C row; bn_resched() every BN_RESCHED_ROWS.
+ */
+static __always_inline void addmul_rows(u64 *r, const u64 *a, size_t n, const u64 *b, size_t m,
+					size_t shrink)
 {
-	size_t j, m, k;
+	size_t j, c, k;
 
-	r[an] = mul_1_row(r, a, an, b[0]);
-	for (j = 1; j < bn; j += m) {
-		m = bn - j < BN_RESCHED_ROWS ? bn - j : BN_RESCHED_ROWS;
-		if (j > 1)
+	for (j = 0; j < m; j += c) {
+		c = m - j < BN_RESCHED_ROWS ? m - j : BN_RESCHED_ROWS;
+		if (j)
 			bn_resched();
 		if (bn_mul_k_ok()) {
-			bn_addmul_rows_k(r + j, a, an, b + j, m, 0);
+			bn_addmul_rows_k(r + j * (1 + shrink), a + j * shrink, n - j * shrink,
+					 b + j, c, (long)shrink);
 			continue;
 		}
-		for (k = j; k < j + m; k++)
-			r[an + k] = bn_addmul_1_c(r + k, a, an, b[k]);
+		for (k = j; k < j + c; k++)
+			r[n + k] = bn_addmul_1_c(r + k * (1 + shrink), a + k * shrink,
+						 n - k * shrink, b[k]);
 	}
+}
+
+noinline void bn_mul_basecase(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn)
+{
+	r[an] = mul_1_row(r, a, an, b[0]);
+	addmul_rows(r + 1, a, an, b + 1, bn - 1, 0);
 }
 
 noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
 {
 	u64 top, cy;
-	size_t i, m, k;
+	size_t i;
 
 	if (n == 1) {
 		bn_u128 p = (bn_u128)a[0] * a[0];
@@ -124,17 +139,7 @@ noinline void bn_sqr_basecase(u64 *r, const u64 *a, size_t n)
 	/* off-diagonal products a[i] * a[j], i < j: row i is a[i + 1 ..) * a[i] at 2i + 1 */
 	r[0] = 0;
 	r[n] = mul_1_row(r + 1, a + 1, n - 1, a[0]);
-	for (i = 1; i + 1 < n; i += m) {
-		m = n - 1 - i < BN_RESCHED_ROWS ? n - 1 - i : BN_RESCHED_ROWS;
-		if (i > 1)
-			bn_resched();
-		if (bn_mul_k_ok()) {
-			bn_addmul_rows_k(r + 2 * i + 1, a + i + 1, n - i - 1, a + i, m, 1);
-			continue;
-		}
-		for (k = i; k < i + m; k++)
-			r[n + k] = bn_addmul_1_c(r + 2 * k + 1, a + k + 1, n - k - 1, a[k]);
-	}
+	addmul_rows(r + 3, a + 2, n - 2, a + 1, n - 2, 1);
 	r[2 * n - 1] = 0;
 	/* double them and add the squares a[i]^2 */
 	if (bn_mul_k_ok()) {

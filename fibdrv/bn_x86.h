@@ -140,6 +140,30 @@ static inline int bn_mul_k_ok(void)
 #define BN_X86_ADD_R(src, dst) "adox " src ", " dst "\n\t"
 #define BN_X86_NO_R(src, dst) ""
 /*
+ * A row from limb i = -n on, c = -(n mod 4) in rcx, CF = OF = 0: the
+ * n mod 4 head limbs singly, then 4-limb blocks, the carry limb in cy.
+ * The counters go up to 0 with lea/jrcxz, which keep the flags.
+ */
+#define BN_X86_MULX_ROW_LOOPS(add_r)						\
+	"jrcxz 2f\n\t"								\
+	"1:\n\t"								\
+	BN_X86_MULX_1(add_r)							\
+	"leaq 1(%[i]), %[i]\n\t"						\
+	"leaq 1(%[c]), %[c]\n\t"						\
+	"jrcxz 2f\n\t"								\
+	"jmp 1b\n\t"								\
+	"2:\n\t"								\
+	"movq %[i], %[c]\n\t"							\
+	"jrcxz 4f\n\t"								\
+	"3:\n\t"								\
+	BN_X86_MULX_4(add_r)							\
+	"leaq 4(%[c]), %[c]\n\t"						\
+	"jrcxz 4f\n\t"								\
+	"jmp 3b\n\t"								\
+	"4:\n\t"								\
+	"adcx %[zero], %[cy]\n\t"						\
+	add_r("%[zero]", "%[cy]")
+/*
  * r[0 .. n) = (add ? r : 0) + a * b; returns the carry limb.  One body
  * for both operations: add_r is BN_X86_ADD_R or BN_X86_NO_R.
  */
@@ -152,24 +176,7 @@ static inline int bn_mul_k_ok(void)
 											\
 		__asm__ volatile(							\
 			"xorl %k[zero], %k[zero]\n\t" /* CF = OF = 0 */		\
-			"jrcxz 2f\n\t"							\
-			"1:\n\t"							\
-			BN_X86_MULX_1(add_r)						\
-			"leaq 1(%[i]), %[i]\n\t"					\
-			"leaq 1(%[c]), %[c]\n\t"					\
-			"jrcxz 2f\n\t"							\
-			"jmp 1b\n\t"							\
-			"2:\n\t"							\
-			"movq %[i], %[c]\n\t"						\
-			"jrcxz 4f\n\t"							\
-			"3:\n\t"							\
-			BN_X86_MULX_4(add_r)						\
-			"leaq 4(%[c]), %[c]\n\t"					\
-			"jrcxz 4f\n\t"							\
-			"jmp 3b\n\t"							\
-			"4:\n\t"							\
-			"adcx %[zero], %[cy]\n\t"					\
-			add_r("%[zero]", "%[cy]")						\
+			BN_X86_MULX_ROW_LOOPS(add_r)					\
 			: [c] "+c"(c), [i] "+r"(i), [lo] "=&r"(lo), [hi] "=&r"(hi),	\
 			  [cy] "+r"(cy_), [zero] "=&r"(zero)				\
 			: [ae] "r"(ae), [re] "r"(re), "d"(b_)				\
@@ -184,9 +191,9 @@ static inline int bn_mul_k_ok(void)
  * squaring's triangle, each row a limb shorter and starting a limb
  * further into a). One asm block for all of them: a row's setup in C (its
  * pointers, the call of the row kernel, the carry's store) cost about a
- * quarter of a 16-limb row. Each row as BN_X86_MULX_ROW: n_j mod 4 limbs
- * singly, then 4-limb blocks, CF and OF cleared at its start by the xor
- * of cy.
+ * quarter of a 16-limb row. Each row as BN_X86_MULX_ROW's
+ * (BN_X86_MULX_ROW_LOOPS), CF and OF cleared at its start by the xor of
+ * cy.
  */
 static inline void bn_addmul_rows_k(u64 *r, const u64 *a, size_t n, const u64 *b, size_t m,
 				    long shrink)
@@ -208,24 +215,7 @@ static inline void bn_addmul_rows_k(u64 *r, const u64 *a, size_t n, const u64 *b
 		"andq $3, %[c]\n\t"
 		"negq %[c]\n\t"
 		"xorl %k[cy], %k[cy]\n\t" /* cy = 0, CF = OF = 0 */
-		"jrcxz 2f\n\t"
-		"1:\n\t"
-		BN_X86_MULX_1(BN_X86_ADD_R)
-		"leaq 1(%[i]), %[i]\n\t"
-		"leaq 1(%[c]), %[c]\n\t"
-		"jrcxz 2f\n\t"
-		"jmp 1b\n\t"
-		"2:\n\t"
-		"movq %[i], %[c]\n\t"
-		"jrcxz 4f\n\t"
-		"3:\n\t"
-		BN_X86_MULX_4(BN_X86_ADD_R)
-		"leaq 4(%[c]), %[c]\n\t"
-		"jrcxz 4f\n\t"
-		"jmp 3b\n\t"
-		"4:\n\t"
-		"adcx %[zero], %[cy]\n\t"
-		"adox %[zero], %[cy]\n\t"
+		BN_X86_MULX_ROW_LOOPS(BN_X86_ADD_R)
 		"movq %[cy], (%[re])\n\t"
 		"leaq 8(%[re]), %[re]\n\t"
 		"leaq 8(%[bp]), %[bp]\n\t"
