@@ -106,12 +106,18 @@ static inline size_t __bn_ntt_len(size_t rn)
 	return N >= 4 && 3 * (N / 4) >= rn ? 3 * (N / 4) : N;
 }
 
-/* bn_ntt.c: two residue vectors (the third waits in r), a twiddle table, the second operand's */
+/* the sub-transforms that bn_ntt.c runs stage by stage, with their own twiddles */
+#define BN_NTT_BLOCK 1024
+
+/*
+ * bn_ntt.c: two residue vectors (the third waits in r), a twiddle table
+ * and a block's, the second operand's
+ */
 static inline size_t __bn_ntt_itch(size_t rn, int sqr)
 {
 	size_t N = __bn_ntt_len(rn);
 
-	return (sqr ? 2 : 3) * N + N / 2;
+	return (sqr ? 2 : 3) * N + N / 2 + BN_NTT_BLOCK / 2;
 }
 
 /*

@@ -29,8 +29,13 @@
  */
 #include "bn_impl.h"
 
-/* Sub-transforms at most this long run their stages in a loop (in L1/L2). */
-#define NTT_BLOCK 1024
+/*
+ * Sub-transforms at most BN_NTT_BLOCK long (bn_impl.h) run their stages in
+ * a loop (in L1/L2), with the twiddles of a transform of that length
+ * copied after the table (tw + M / 2, M the power-of-two length): there
+ * they are contiguous, in the table they are M / BN_NTT_BLOCK apart.
+ */
+#define NTT_BLOCK BN_NTT_BLOCK
 
 struct ntt_prime {
 	u64 p, g;   /* the prime and a generator of its multiplicative group */
@@ -110,6 +115,16 @@ static u64 ntt_root(size_t n, const struct ntt_prime *P)
 	return mont_pow(to_mont(P->g, P), (P->p - 1) / n, P);
 }
 
+/* after the table of a length N > NTT_BLOCK, the twiddles of a length NTT_BLOCK */
+static void ntt_twiddles_block(u64 *tw, size_t N)
+{
+	size_t k, s = N / NTT_BLOCK;
+
+	if (N > NTT_BLOCK)
+		for (k = 0; k < NTT_BLOCK / 2; k++)
+			tw[N / 2 + k] = tw[k * s];
+}
+
 /*
  * tw[j] = w^j R mod p, j < N/2, w a primitive N-th root of unity. The
  * inverse transform's table is the same read backwards and negated, since
@@ -123,6 +138,7 @@ static void ntt_twiddles(u64 *tw, size_t N, const struct ntt_prime *P)
 	tw[0] = P->r1;
 	for (j = 1; j < N / 2; j++)
 		tw[j] = mont_mul(tw[j - 1], w, P);
+	ntt_twiddles_block(tw, N);
 }
 
 static void ntt_twiddles_invert(u64 *tw, size_t N, const struct ntt_prime *P)
@@ -139,93 +155,208 @@ static void ntt_twiddles_invert(u64 *tw, size_t N, const struct ntt_prime *P)
 	}
 	if (j == h - j)
 		tw[j] = P->p - tw[j];
+	ntt_twiddles_block(tw, N);
 }
 
 /*
- * The butterflies: decimation in frequency (x + y, (x - y) w), decimation
- * in time (x + y w, x - y w); with w = 1 (the first of every block) both
- * are (x + y, x - y), no product.
+ * The butterflies keep residues lazily reduced (Harvey, "Faster arithmetic
+ * for number-theoretic transforms", 2014): 4p < 2^64, and a Montgomery
+ * product of a < 4p by w < p, hi - mh + p, lies in (0, 2p) without its
+ * final correction. Decimation in frequency takes x, y in [0, 2p) and
+ * gives (x + y, (x - y) w) in [0, 2p); decimation in time takes them in
+ * [0, 4p) and gives (x + y w, x - y w) in [0, 4p). With w = 1 (the first
+ * of every block) both are (x + y, x - y), no product. The inverse
+ * transform's output, in [0, 4p), is reduced where it is read: by the
+ * inverse radix-3 stage, else by bn_ntt_crt()'s exact Montgomery product.
  */
-static inline void bfly_dif(u64 *x, u64 *y, u64 w, const struct ntt_prime *P)
+struct ntt_mod {
+	u64 p, p2, pinv; /* p, 2p, p^-1 mod 2^64 */
+};
+
+static inline struct ntt_mod ntt_mod_of(const struct ntt_prime *P)
+{
+	return (struct ntt_mod){ P->p, 2 * P->p, P->pinv };
+}
+
+/* a w R^-1 mod p in (0, 2p), for a w < p 2^64 */
+static inline u64 mont_lazy(u64 a, u64 w, struct ntt_mod m)
+{
+	bn_u128 t = (bn_u128)a * w;
+	u64 q = (u64)t * m.pinv;
+
+	return (u64)(t >> 64) - (u64)(((bn_u128)q * m.p) >> 64) + m.p;
+}
+
+/* a in [0, 4p) to [0, 2p) */
+static inline u64 red2p(u64 a, struct ntt_mod m)
+{
+	return a >= m.p2 ? a - m.p2 : a;
+}
+
+static inline void bfly_dif(u64 *x, u64 *y, u64 w, struct ntt_mod m)
 {
 	u64 u = *x, v = *y;
 
-	*x = mod_add(u, v, P->p);
-	*y = mont_mul(u - v + P->p, w, P);
+	*x = red2p(u + v, m);
+	*y = mont_lazy(u - v + m.p2, w, m);
 }
 
-static inline void bfly_dit(u64 *x, u64 *y, u64 w, const struct ntt_prime *P)
-{
-	u64 u = *x, v = mont_mul(*y, w, P);
-
-	*x = mod_add(u, v, P->p);
-	*y = mod_sub(u, v, P->p);
-}
-
-static inline void bfly_one(u64 *x, u64 *y, const struct ntt_prime *P)
+static inline void bfly_dif_one(u64 *x, u64 *y, struct ntt_mod m)
 {
 	u64 u = *x, v = *y;
 
-	*x = mod_add(u, v, P->p);
-	*y = mod_sub(u, v, P->p);
+	*x = red2p(u + v, m);
+	*y = red2p(u - v + m.p2, m);
 }
 
-/* the stages of a transform of n points, twiddle j of the top stage tw[j ts] */
-static void ntt_dif_loop(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+static inline void bfly_dit(u64 *x, u64 *y, u64 w, struct ntt_mod m)
 {
-	size_t len, blk, j;
+	u64 u = red2p(*x, m), v = mont_lazy(*y, w, m);
 
-	for (len = n / 2; len >= 1; len >>= 1, ts <<= 1) {
-		for (blk = 0; blk < n; blk += 2 * len) {
-			bfly_one(a + blk, a + blk + len, P);
-			for (j = 1; j < len; j++)
-				bfly_dif(a + blk + j, a + blk + j + len, tw[j * ts], P);
-		}
-	}
+	*x = u + v;
+	*y = u - v + m.p2;
 }
 
-static void ntt_dif(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+static inline void bfly_dit_one(u64 *x, u64 *y, struct ntt_mod m)
 {
-	size_t j, h = n / 2;
+	u64 u = red2p(*x, m), v = red2p(*y, m);
 
-	if (n <= NTT_BLOCK) {
-		ntt_dif_loop(a, n, tw, ts, P);
+	*x = u + v;
+	*y = u - v + m.p2;
+}
+
+/*
+ * Two stages at once (radix 2^2): the points j, j + q, j + 2q, j + 3q of a
+ * block of 4q, by the butterflies of the stage of length 2q (twiddles W^j
+ * and W^(j + q), W = w_4q) and of the stage of length q (W^2j), with
+ * W^k = tw[k st]. Half the loads and stores of two radix-2 stages; j = 0
+ * (@one) multiplies by W^q alone. Decimation in frequency runs the stage
+ * of length 2q first, decimation in time last.
+ */
+static __always_inline void dif4(u64 *x, size_t q, const u64 *tw, size_t j, size_t st, int one,
+				 struct ntt_mod m)
+{
+	u64 *x1 = x + q, *x2 = x1 + q, *x3 = x2 + q;
+
+	if (one) {
+		bfly_dif_one(x, x2, m);
+		bfly_dif(x1, x3, tw[q * st], m);
+		bfly_dif_one(x, x1, m);
+		bfly_dif_one(x2, x3, m);
 		return;
 	}
-	bfly_one(a, a + h, P);
-	for (j = 1; j < h; j++)
-		bfly_dif(a + j, a + j + h, tw[j * ts], P);
+	bfly_dif(x, x2, tw[j * st], m);
+	bfly_dif(x1, x3, tw[(j + q) * st], m);
+	bfly_dif(x, x1, tw[2 * j * st], m);
+	bfly_dif(x2, x3, tw[2 * j * st], m);
+}
+
+static __always_inline void dit4(u64 *x, size_t q, const u64 *tw, size_t j, size_t st, int one,
+				 struct ntt_mod m)
+{
+	u64 *x1 = x + q, *x2 = x1 + q, *x3 = x2 + q;
+
+	if (one) {
+		bfly_dit_one(x, x1, m);
+		bfly_dit_one(x2, x3, m);
+		bfly_dit_one(x, x2, m);
+		bfly_dit(x1, x3, tw[q * st], m);
+		return;
+	}
+	bfly_dit(x, x1, tw[2 * j * st], m);
+	bfly_dit(x2, x3, tw[2 * j * st], m);
+	bfly_dit(x, x2, tw[j * st], m);
+	bfly_dit(x1, x3, tw[(j + q) * st], m);
+}
+
+/* the two stages of dif4()/dit4() over the blocks of 4q points in a[0 .. n) */
+static void ntt_dif4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st, struct ntt_mod m)
+{
+	size_t blk, j;
+
+	for (blk = 0; blk < n; blk += 4 * q) {
+		dif4(a + blk, q, tw, 0, st, 1, m);
+		for (j = 1; j < q; j++)
+			dif4(a + blk + j, q, tw, j, st, 0, m);
+	}
+}
+
+static void ntt_dit4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st, struct ntt_mod m)
+{
+	size_t blk, j;
+
+	for (blk = 0; blk < n; blk += 4 * q) {
+		dit4(a + blk, q, tw, 0, st, 1, m);
+		for (j = 1; j < q; j++)
+			dit4(a + blk + j, q, tw, j, st, 0, m);
+	}
+}
+
+/*
+ * The stages of a transform of n points, w_n^k = tw[k ts]: pairs of
+ * stages, and with an odd number of stages one of length 1 (no twiddles),
+ * last in frequency, first in time.
+ */
+static void ntt_dif_loop(u64 *a, size_t n, const u64 *tw, size_t ts, struct ntt_mod m)
+{
+	size_t q, blk;
+
+	for (q = n / 4; q >= 1; q /= 4)
+		ntt_dif4_pass(a, n, q, tw, ts * n / (4 * q), m);
+	if (n & 0xaaaaaaaaaaaaaaaaULL) /* an odd power of two */
+		for (blk = 0; blk < n; blk += 2)
+			bfly_dif_one(a + blk, a + blk + 1, m);
+}
+
+/* a sub-transform of n points, w_n^k = tw[k ts] */
+static void ntt_dif(u64 *a, size_t n, const u64 *tw, size_t ts, struct ntt_mod m)
+{
+	size_t q = n / 4;
+
+	if (n <= NTT_BLOCK) {
+		if (ts > 1) /* the block's own twiddles, after the table */
+			ntt_dif_loop(a, n, tw + n * ts / 2, NTT_BLOCK / n, m);
+		else
+			ntt_dif_loop(a, n, tw, 1, m);
+		return;
+	}
+	ntt_dif4_pass(a, n, q, tw, ts, m);
 	bn_resched();
-	ntt_dif(a, h, tw, 2 * ts, P);
-	ntt_dif(a + h, h, tw, 2 * ts, P);
+	ntt_dif(a, q, tw, 4 * ts, m);
+	ntt_dif(a + q, q, tw, 4 * ts, m);
+	ntt_dif(a + 2 * q, q, tw, 4 * ts, m);
+	ntt_dif(a + 3 * q, q, tw, 4 * ts, m);
 }
 
-static void ntt_dit_loop(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+static void ntt_dit_loop(u64 *a, size_t n, const u64 *tw, size_t ts, struct ntt_mod m)
 {
-	size_t len, blk, j, s = ts * n / 2;
+	size_t q = 1, blk;
 
-	for (len = 1; len < n; len <<= 1, s >>= 1) {
-		for (blk = 0; blk < n; blk += 2 * len) {
-			bfly_one(a + blk, a + blk + len, P);
-			for (j = 1; j < len; j++)
-				bfly_dit(a + blk + j, a + blk + j + len, tw[j * s], P);
-		}
+	if (n & 0xaaaaaaaaaaaaaaaaULL) {
+		for (blk = 0; blk < n; blk += 2)
+			bfly_dit_one(a + blk, a + blk + 1, m);
+		q = 2;
 	}
+	for (; 4 * q <= n; q *= 4)
+		ntt_dit4_pass(a, n, q, tw, ts * n / (4 * q), m);
 }
 
-static void ntt_dit(u64 *a, size_t n, const u64 *tw, size_t ts, const struct ntt_prime *P)
+static void ntt_dit(u64 *a, size_t n, const u64 *tw, size_t ts, struct ntt_mod m)
 {
-	size_t j, h = n / 2;
+	size_t q = n / 4;
 
 	if (n <= NTT_BLOCK) {
-		ntt_dit_loop(a, n, tw, ts, P);
+		if (ts > 1) /* the block's own twiddles, after the table */
+			ntt_dit_loop(a, n, tw + n * ts / 2, NTT_BLOCK / n, m);
+		else
+			ntt_dit_loop(a, n, tw, 1, m);
 		return;
 	}
-	ntt_dit(a, h, tw, 2 * ts, P);
-	ntt_dit(a + h, h, tw, 2 * ts, P);
-	bfly_one(a, a + h, P);
-	for (j = 1; j < h; j++)
-		bfly_dit(a + j, a + j + h, tw[j * ts], P);
+	ntt_dit(a, q, tw, 4 * ts, m);
+	ntt_dit(a + q, q, tw, 4 * ts, m);
+	ntt_dit(a + 2 * q, q, tw, 4 * ts, m);
+	ntt_dit(a + 3 * q, q, tw, 4 * ts, m);
+	ntt_dit4_pass(a, n, q, tw, ts, m);
 	bn_resched();
 }
 
@@ -248,7 +379,8 @@ static void ntt_radix3(u64 *x, size_t M, int inverse, const struct ntt_prime *P)
 	for (j = 0; j < M; j++) {
 		u64 a0 = x[j], a1 = x[j + M], a2 = x[j + 2 * M], u, s, w2j = mont_mul(wj, wj, P);
 
-		if (inverse) {
+		if (inverse) { /* from the lazy transforms, in [0, 4p) */
+			a0 = mod_once(a0 >= 2 * p ? a0 - 2 * p : a0, p);
 			a1 = mont_mul(a1, wj, P);
 			a2 = mont_mul(a2, w2j, P);
 		}
@@ -293,18 +425,23 @@ noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *t
 	if (M != N)
 		ntt_radix3(x, M, 0, &P);
 	for (i = 0; i < N; i += M)
-		ntt_dif(x + i, M, tw, 1, &P);
+		ntt_dif(x + i, M, tw, 1, ntt_mod_of(&P));
 }
 
-/* x = x * y pointwise (y == x: squares), times R^-1 (undone by bn_ntt_crt) */
+/*
+ * x = x * y pointwise (y == x: squares), times R^-1 (undone by
+ * bn_ntt_crt); forward transforms in [0, 2p), products in (0, 2p)
+ */
 noinline void bn_ntt_pointwise(u64 *x, const u64 *y, size_t N, int prime)
 {
 	struct ntt_prime P;
+	struct ntt_mod m;
 	size_t i;
 
 	ntt_prime_init(&P, prime);
+	m = ntt_mod_of(&P);
 	for (i = 0; i < N; i++)
-		x[i] = mont_mul(x[i], y[i], &P);
+		x[i] = mont_lazy(x[i], y[i], m);
 }
 
 /* the inverse transform of x, natural order out, not yet divided by N */
@@ -315,7 +452,7 @@ noinline void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime)
 
 	ntt_prime_init(&P, prime);
 	for (i = 0; i < N; i += M)
-		ntt_dit(x + i, M, tw, 1, &P);
+		ntt_dit(x + i, M, tw, 1, ntt_mod_of(&P));
 	if (M != N)
 		ntt_radix3(x, M, 1, &P);
 }
@@ -393,7 +530,7 @@ static void ntt_product(u64 *r, size_t rn, size_t N, const u64 *a, size_t an, co
 			size_t bn, u64 *scratch, u64 *carry)
 {
 	u64 *v[2] = {scratch, scratch + N};
-	u64 *tw = scratch + 2 * N, *y = tw + N / 2;
+	u64 *tw = scratch + 2 * N, *y = tw + N / 2 + NTT_BLOCK / 2;
 	u64 *x[3] = {r, v[0], v[1]};
 	struct ntt_prime P;
 	int k;
