@@ -45,10 +45,18 @@
 #define BN_SQR_TOOM4_THRESHOLD 1400
 #endif
 #ifndef BN_MUL_NTT_THRESHOLD
-#define BN_MUL_NTT_THRESHOLD 5500
+#define BN_MUL_NTT_THRESHOLD 5200
 #endif
 #ifndef BN_SQR_NTT_THRESHOLD
-#define BN_SQR_NTT_THRESHOLD 5500
+#define BN_SQR_NTT_THRESHOLD 5400
+#endif
+/*
+ * Below those, bn_mul_n()/bn_sqr_n() still take the NTT from this many
+ * limbs where its transform is nearly full: its cost steps with the
+ * length (2^k or 3 2^k points), Toom-4's grows smoothly (__bn_ntt_pays()).
+ */
+#ifndef BN_NTT_FULL_MIN
+#define BN_NTT_FULL_MIN 3500
 #endif
 /* Below this many limbs the D&C decimal conversion uses the simple one. */
 #ifndef BN_DEC_DC_THRESHOLD

@@ -106,6 +106,19 @@ static inline size_t __bn_ntt_len(size_t rn)
 	return N >= 4 && 3 * (N / 4) >= rn ? 3 * (N / 4) : N;
 }
 
+/*
+ * Does a balanced n x n product take the NTT: from its threshold, and
+ * from BN_NTT_FULL_MIN limbs where the 2n-limb product fills at least
+ * 7/8 of its transform (n in [3584, 4096]: 8192 points; bn_bench --tune
+ * measured the NTT there 0.83-0.93 of Toom-4's time, 1.2-1.4 of it just
+ * past 4096). Its scratch there, at most 3.5 (8/7) 2n + 512 limbs, stays
+ * under the Tooms' 10n + 200 (__bn_ntt_n_itch()).
+ */
+static inline int __bn_ntt_pays(size_t n, size_t threshold)
+{
+	return n >= threshold || (n >= BN_NTT_FULL_MIN && 16 * n >= 7 * __bn_ntt_len(2 * n));
+}
+
 /* the sub-transforms that bn_ntt.c runs stage by stage, with their own twiddles */
 #define BN_NTT_BLOCK 1024
 

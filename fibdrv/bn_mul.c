@@ -430,7 +430,7 @@ noinline void bn_mul_n(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratc
 		bn_mul_karatsuba(r, a, b, n, scratch);
 	else if (n < BN_MUL_TOOM4_THRESHOLD)
 		bn_mul_toom3(r, a, b, n, scratch);
-	else if (n < BN_MUL_NTT_THRESHOLD)
+	else if (!__bn_ntt_pays(n, BN_MUL_NTT_THRESHOLD))
 		bn_mul_toom4(r, a, b, n, scratch);
 	else
 		bn_mul_ntt(r, a, n, b, n, scratch);
@@ -444,7 +444,7 @@ noinline void bn_sqr_n(u64 *r, const u64 *a, size_t n, u64 *scratch)
 		bn_sqr_karatsuba(r, a, n, scratch);
 	else if (n < BN_SQR_TOOM4_THRESHOLD)
 		bn_sqr_toom3(r, a, n, scratch);
-	else if (n < BN_SQR_NTT_THRESHOLD)
+	else if (!__bn_ntt_pays(n, BN_SQR_NTT_THRESHOLD))
 		bn_sqr_toom4(r, a, n, scratch);
 	else
 		bn_sqr_ntt(r, a, n, scratch);

@@ -349,6 +349,11 @@ static void test_ntt(void)
 		check_mul(M_MULN, n, n);
 	for (n = BN_SQR_NTT_THRESHOLD - 1; n <= BN_SQR_NTT_THRESHOLD + 1; n++)
 		check_mul(M_SQRN, n, n);
+	/* the full transforms below the thresholds (__bn_ntt_pays): their edges */
+	for (n = 3583; n <= 4097; n += n == 3584 ? 511 : 1) {
+		check_mul(M_MULN, n, n);
+		check_mul(M_SQRN, n, n);
+	}
 	check_mul(M_MUL, 3 * BN_MUL_NTT_THRESHOLD + 7, BN_MUL_NTT_THRESHOLD + 5);
 	check_mul(M_MUL, 2 * BN_MUL_NTT_THRESHOLD + 100, 2 * BN_MUL_NTT_THRESHOLD - 50);
 	/* one transform of an + bn limbs (an < 2bn), at its edges and its worst
@@ -358,7 +363,7 @@ static void test_ntt(void)
 	check_mul(M_MUL, 2 * BN_MUL_NTT_THRESHOLD, BN_MUL_NTT_THRESHOLD);
 	if (BN_MUL_NTT_THRESHOLD <= 6144)
 		check_mul_fill(M_MUL, 12287, 6144, 1);
-	group_end("bn_mul_n/bn_sqr_n/bn_mul around the NTT thresholds");
+	group_end("bn_mul_n/bn_sqr_n/bn_mul around the NTT thresholds and full transforms");
 }
 
 static void test_mul(void)
