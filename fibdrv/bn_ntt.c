@@ -364,27 +364,40 @@ static void ntt_dit(u64 *a, size_t n, const u64 *tw, size_t ts, struct ntt_mod m
  * The radix-3 stage of a length 3M: thirds a0, a1, a2 become
  * (a0 + a1 + a2, (a0 + e a1 + e^2 a2) w^j, (a0 + e^2 a1 + e a2) w^2j),
  * e = w^M a cube root of unity, w the N-th root (@inverse: the inverse
- * stage, for w^-1: twiddles first, then the sums). With e^2 = -1 - e:
- * u = e a1 + e^2 a2 gives the second sum a0 + u, the third a0 - a1 - a2 - u.
+ * stage, for w^-1: twiddles first, then the sums). With e^2 = -1 - e,
+ * u = e a1 + e^2 a2 = e (a1 - a2) - a2 gives the second sum a0 + u, the
+ * third a0 - a1 - a2 - u: one product for the sums. The twiddle w^j is
+ * w^k (a run of NTT_R3_RUN powers, k = j mod the run) times the run's
+ * base w^(j - k): products independent of each other, not a chain.
  */
+#define NTT_R3_RUN 16
+
 static void ntt_radix3(u64 *x, size_t M, int inverse, const struct ntt_prime *P)
 {
-	u64 w = ntt_root(3 * M, P), e, e2, wj = P->r1, p = P->p;
-	size_t j;
+	u64 w = ntt_root(3 * M, P), e, run[NTT_R3_RUN], wrun, base = P->r1, p = P->p;
+	size_t j, k;
 
 	if (inverse)
 		w = mont_pow(w, 3 * M - 1, P);
 	e = mont_pow(w, M, P);
-	e2 = mont_mul(e, e, P);
+	run[0] = P->r1;
+	for (k = 1; k < NTT_R3_RUN; k++)
+		run[k] = mont_mul(run[k - 1], w, P);
+	wrun = mont_mul(run[NTT_R3_RUN - 1], w, P);
 	for (j = 0; j < M; j++) {
-		u64 a0 = x[j], a1 = x[j + M], a2 = x[j + 2 * M], u, s, w2j = mont_mul(wj, wj, P);
+		u64 a0 = x[j], a1 = x[j + M], a2 = x[j + 2 * M], u, s, wj, w2j;
 
+		k = j % NTT_R3_RUN;
+		if (j && !k)
+			base = mont_mul(base, wrun, P);
+		wj = mont_mul(run[k], base, P);
+		w2j = mont_mul(wj, wj, P);
 		if (inverse) { /* from the lazy transforms, in [0, 4p) */
 			a0 = mod_once(a0 >= 2 * p ? a0 - 2 * p : a0, p);
 			a1 = mont_mul(a1, wj, P);
 			a2 = mont_mul(a2, w2j, P);
 		}
-		u = mod_add(mont_mul(a1, e, P), mont_mul(a2, e2, P), p);
+		u = mod_sub(mont_mul(mod_sub(a1, a2, p), e, P), a2, p);
 		s = mod_add(a1, a2, p);
 		x[j] = mod_add(a0, s, p);
 		a1 = mod_sub(mod_sub(a0, s, p), u, p);
@@ -395,7 +408,6 @@ static void ntt_radix3(u64 *x, size_t M, int inverse, const struct ntt_prime *P)
 		}
 		x[j + M] = a0;
 		x[j + 2 * M] = a1;
-		wj = mont_mul(wj, w, P);
 		if ((j & 0xffff) == 0xffff)
 			bn_resched();
 	}
