@@ -140,18 +140,34 @@ static inline int bn_mul_k_ok(void)
 #define BN_X86_ADD_R(src, dst) "adox " src ", " dst "\n\t"
 #define BN_X86_NO_R(src, dst) ""
 /*
- * A row from limb i = -n on, c = -(n mod 4) in rcx, CF = OF = 0: the
- * n mod 4 head limbs singly, then 4-limb blocks, the carry limb in cy.
- * The counters go up to 0 with lea/jrcxz, which keep the flags.
+ * A row from limb i = -n on, c = -(n mod 4) in rcx: the n mod 4 head
+ * limbs singly, in straight-line code chosen before any arithmetic (a loop
+ * of singles cost a misprediction at nearly every row of a squaring's
+ * triangle, whose rows shorten by one), CF = OF = 0 from the xor of lo;
+ * then 4-limb blocks, the carry limb in cy. The counters go up to 0 with
+ * lea/jrcxz, which keep the flags.
  */
-#define BN_X86_MULX_ROW_LOOPS(add_r)						\
-	"jrcxz 2f\n\t"								\
-	"1:\n\t"								\
+#define BN_X86_MULX_1_NEXT(add_r)						\
 	BN_X86_MULX_1(add_r)							\
-	"leaq 1(%[i]), %[i]\n\t"						\
-	"leaq 1(%[c]), %[c]\n\t"						\
-	"jrcxz 2f\n\t"								\
-	"jmp 1b\n\t"								\
+	"leaq 1(%[i]), %[i]\n\t"
+#define BN_X86_MULX_ROW_LOOPS(add_r)						\
+	"cmpq $-2, %[c]\n\t"							\
+	"je 7f\n\t"								\
+	"jl 8f\n\t"								\
+	"testq %[c], %[c]\n\t"							\
+	"jz 2f\n\t"								\
+	"xorl %k[lo], %k[lo]\n\t"						\
+	BN_X86_MULX_1_NEXT(add_r)						\
+	"jmp 2f\n\t"								\
+	"8:\n\t"								\
+	"xorl %k[lo], %k[lo]\n\t"						\
+	BN_X86_MULX_1_NEXT(add_r)						\
+	"jmp 9f\n\t"								\
+	"7:\n\t"								\
+	"xorl %k[lo], %k[lo]\n\t"						\
+	"9:\n\t"								\
+	BN_X86_MULX_1_NEXT(add_r)						\
+	BN_X86_MULX_1_NEXT(add_r)						\
 	"2:\n\t"								\
 	"movq %[i], %[c]\n\t"							\
 	"jrcxz 4f\n\t"								\
