@@ -429,11 +429,16 @@ noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *t
 	size_t i, M = ntt_pow2(N);
 
 	ntt_prime_init(&P, prime);
-	for (i = 0; i < an; i++) { /* 2^64 < 4p: two steps, no branch on the limb */
+	/*
+	 * a limb mod p, fully (the radix-3 stage wants [0, p)), without a
+	 * branch on the limb: p = 2^62 - d, d < 2^47, so v - (v >> 62) p =
+	 * (v mod 2^62) + (v >> 62) d < 2p (a limb can reach 4p + 2^48: 4p <
+	 * 2^64 here, a loop of subtractions ran up to four times)
+	 */
+	for (i = 0; i < an; i++) {
 		u64 v = a[i];
 
-		v = v >= 2 * P.p ? v - 2 * P.p : v;
-		x[i] = mod_once(v, P.p);
+		x[i] = mod_once(v - (v >> 62) * P.p, P.p);
 	}
 	bn_zero(x + an, N - an);
 	if (M != N)

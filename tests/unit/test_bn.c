@@ -207,7 +207,10 @@ static const char *mul_names[] = {"bn_mul_basecase",  "bn_sqr_basecase", "bn_mul
 				  "bn_sqr_n",	      "bn_mul",		 "bn_mul_ntt",
 				  "bn_sqr_ntt"};
 
-/* @ones: every limb 2^64 - 1, the largest convolution coefficients */
+/*
+ * @ones 1: every limb 2^64 - 1, the largest convolution coefficients; 2:
+ * every other limb of a, then b (past 4p for the NTT) beside random ones
+ */
 static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 {
 	int sq = which == M_SQRBASE || which == M_SQRKARA || which == M_SQRTOOM ||
@@ -225,10 +228,12 @@ static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 	mpz_inits(za, zb, zr, NULL);
 	rnd_limbs(a, an);
 	rnd_limbs(b, bn);
-	if (ones) {
+	if (ones == 1) {
 		memset(a, 0xff, an * sizeof(*a));
 		memset(b, 0xff, bn * sizeof(*b));
 	}
+	for (size_t i = 0; ones == 2 && i < an + bn; i += 2) /* every other limb 2^64 - 1 >= 4p */
+		(i < an ? a : b)[i < an ? i : i - an] = ~0ULL;
 	switch (which) {
 	case M_BASE: bn_mul_basecase(r, a, an, b, bn); break;
 	case M_SQRBASE: bn_sqr_basecase(r, a, an); break;
@@ -281,10 +286,12 @@ static void check_mulmod_bnm1(size_t N, size_t an, size_t bn, int ones)
 	mpz_inits(za, zb, zm, zr, NULL);
 	rnd_limbs(a, an);
 	rnd_limbs(b, bn);
-	if (ones) {
+	if (ones == 1) {
 		memset(a, 0xff, an * sizeof(*a));
 		memset(b, 0xff, bn * sizeof(*b));
 	}
+	for (size_t i = 0; ones == 2 && i < an + bn; i += 2) /* every other limb 2^64 - 1 >= 4p */
+		(i < an ? a : b)[i < an ? i : i - an] = ~0ULL;
 	bn_mulmod_bnm1(r, N, a, an, b, bn, s);
 	to_mpz(za, a, an);
 	to_mpz(zb, b, bn);
@@ -312,6 +319,39 @@ static void check_mulmod_bnm1(size_t N, size_t an, size_t bn, int ones)
  * around transform lengths (product sizes 2^k, 2^k + 1), with the largest
  * coefficients; and the dispatchers around its thresholds.
  */
+/*
+ * The operands the fuzzer found (tests/fuzz/regressions/bn/
+ * ntt-limb-past-4p-radix3): limbs past 4p (4p < 2^64 for these primes)
+ * reduced to [p, 2p), which the radix-3 stage of a 192-point transform
+ * does not take; the product came out wrong.
+ */
+static void check_ntt_limbs_past_4p(void)
+{
+	static const u64 a[] = {0x7878787878787864ULL, 0x7878787878787878ULL, 0x7878787878787878ULL,
+				0x7878787878787878ULL, 0x7878787878787878ULL, 0x0000000000787878ULL,
+				0x7878787878000000ULL};
+	static const u64 head[] = {0x7878787878787878ULL, 0x0000000178787878ULL,
+				   0x7878787800000000ULL, 0x7878787878787878ULL,
+				   0xffffffffff000078ULL};
+	size_t an = 7, bn = 139, i;
+	u64 *b = xalloc(bn), *r = guarded(an + bn), *s = guarded(bn_ntt_itch(an + bn, 0));
+	mpz_t za, zb, zr;
+
+	for (i = 0; i < bn; i++)
+		b[i] = i < 5 ? head[i] : ~0ULL;
+	bn_mul_ntt(r, a, an, b, bn, s);
+	mpz_inits(za, zb, zr, NULL);
+	to_mpz(za, a, an);
+	to_mpz(zb, b, bn);
+	mpz_mul(zr, za, zb);
+	if (!eq_mpz(r, an + bn, zr))
+		fail("bn_mul_ntt an=7 bn=139, limbs past 4p: wrong product");
+	mpz_clears(za, zb, zr, NULL);
+	free(b);
+	free(r);
+	free(s);
+}
+
 static void test_ntt(void)
 {
 	static const size_t big[] = {1023, 1024, 1025, 2048, 4097, 33000};
@@ -330,7 +370,15 @@ static void test_ntt(void)
 	}
 	check_mul(M_NTT, 5000, 1);
 	check_mul(M_NTT, 5000, 2);
-	group_end("bn_mul_ntt/bn_sqr_ntt: sizes 1..80, 2^k +- 1, unbalanced, all-ones");
+	/* limbs past 4p beside others, at lengths 3 2^k (the radix-3 stage wants [0, p)) */
+	check_mul_fill(M_NTT, 7, 139, 2);
+	check_mul_fill(M_NTT, 139, 7, 2);
+	check_mul_fill(M_SQRNTT, 48, 48, 2);
+	check_mul_fill(M_NTT, 1025, 1025, 2);
+	check_mul_fill(M_SQRNTT, 1025, 1025, 2);
+	check_mul_fill(M_NTT, 4000, 4000, 2);
+	check_ntt_limbs_past_4p();
+	group_end("bn_mul_ntt/bn_sqr_ntt: sizes 1..80, 2^k +- 1, unbalanced, all-ones, limbs past 4p");
 	group_begin();
 	/* lengths 2^k and 3 2^k; operands up to N limbs (wrapping), one limb, all-ones */
 	for (i = 0; i < 6; i++) {
