@@ -11,9 +11,12 @@
  * lost to another process is not counted); ours and GMP's are run in turn,
  * one repetition each, so that a ratio compares figures taken over the
  * same seconds (on a shared host, run one after the other, they moved
- * apart by up to 40%).  Prints a markdown table and writes a JSON
- * list of {n, algo, op, ns, gmp_ns, ratio}.  --tune prints the crossover
- * measurements behind the thresholds in bn.h.
+ * apart by up to 40%).  Prints what it ran with (CPU, the schoolbook
+ * kernel: mulx/adx asm or C, the thresholds of bn.h, GMP's version) and a
+ * markdown table, and writes JSON: {"config": {cpu, row_kernel, gmp,
+ * thresholds}, "rows": [{n, algo, op, ns, gmp_ns, ratio}], "peak_memory":
+ * [{n, digits, peak_bytes, result_bytes, per_digit}]}.  --tune prints the
+ * crossover measurements behind the thresholds in bn.h.
  *
  * glibc's malloc returns freed memory at the top of the heap to the kernel
  * past 128 KiB and maps larger blocks afresh, both adaptively: a scratch
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bn_impl.h"
 #include "fib_algo.h"
 
 #define MIN_REPS 3
@@ -152,6 +156,77 @@ struct row {
 static struct row rows[256];
 static int nrows;
 
+struct peak_row {
+	unsigned long n;
+	long digits;
+	size_t peak, held;
+};
+
+static struct peak_row peaks[2];
+static int npeaks;
+
+/* the thresholds of bn.h this build uses, by name (printed and in the JSON) */
+static const struct {
+	const char *name;
+	long value;
+} thresholds[] = {
+	{"mul_karatsuba", BN_MUL_KARATSUBA_THRESHOLD},
+	{"sqr_karatsuba", BN_SQR_KARATSUBA_THRESHOLD},
+	{"mul_toom3", BN_MUL_TOOM3_THRESHOLD},
+	{"sqr_toom3", BN_SQR_TOOM3_THRESHOLD},
+	{"mul_toom4", BN_MUL_TOOM4_THRESHOLD},
+	{"sqr_toom4", BN_SQR_TOOM4_THRESHOLD},
+	{"mul_ntt", BN_MUL_NTT_THRESHOLD},
+	{"sqr_ntt", BN_SQR_NTT_THRESHOLD},
+	{"ntt_full_min", BN_NTT_FULL_MIN},
+	{"dec_dc", BN_DEC_DC_THRESHOLD},
+};
+
+static char cpu_name[128] = "unknown";
+
+/* the first CPU's model name, family and model (/proc/cpuinfo), for the report */
+static void read_cpu_name(void)
+{
+	char line[256], name[96] = "unknown";
+	int family = -1, model = -1;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') { /* the first CPU's block */
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		if (!strncmp(line, "model name", 10)) {
+			snprintf(name, sizeof(name), "%s", colon + 2);
+			name[strcspn(name, "\n\"\\")] = '\0';
+		} else if (!strncmp(line, "cpu family", 10)) {
+			family = atoi(colon + 1);
+		} else if (!strncmp(line, "model\t", 6)) {
+			model = atoi(colon + 1);
+		}
+	}
+	if (f)
+		fclose(f);
+	snprintf(cpu_name, sizeof(cpu_name), "%s (family %d, model %d)", name, family, model);
+}
+
+static const char *row_kernel(void)
+{
+	return bn_mul_k_ok() ? "mulx+adx asm" : "C";
+}
+
+static void print_config(void)
+{
+	size_t i;
+
+	read_cpu_name();
+	printf("cpu: %s; schoolbook kernel: %s; GMP %s\nthresholds (limbs):", cpu_name,
+	       row_kernel(), gmp_version);
+	for (i = 0; i < sizeof(thresholds) / sizeof(thresholds[0]); i++)
+		printf(" %s %ld", thresholds[i].name, thresholds[i].value);
+	printf("\n\n");
+}
+
 static void add_row(unsigned long n, const char *algo, const char *op, double ns, double gns)
 {
 	if (nrows < (int)(sizeof(rows) / sizeof(rows[0])))
@@ -257,14 +332,118 @@ static void tune(void)
 	free(c.s);
 }
 
-int main(int argc, char **argv)
+/* the JSON file: what ran, the rows, the peaks; 0 or 1 */
+static int write_json(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	size_t t;
+	int i;
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	fprintf(f,
+		"{\n  \"config\": {\"cpu\": \"%s\", \"row_kernel\": \"%s\", \"gmp\": \"%s\", "
+		"\"thresholds\": {",
+		cpu_name, row_kernel(), gmp_version);
+	for (t = 0; t < sizeof(thresholds) / sizeof(thresholds[0]); t++)
+		fprintf(f, "%s\"%s\": %ld", t ? ", " : "", thresholds[t].name, thresholds[t].value);
+	fprintf(f, "}},\n  \"rows\": [\n");
+	for (i = 0; i < nrows; i++)
+		fprintf(f,
+			"    {\"n\": %lu, \"algo\": \"%s\", \"op\": \"%s\", \"ns\": %.0f, "
+			"\"gmp_ns\": %.0f, \"ratio\": %.3f}%s\n",
+			rows[i].n, rows[i].algo, rows[i].op, rows[i].ns, rows[i].gmp_ns,
+			rows[i].ns / rows[i].gmp_ns, i + 1 < nrows ? "," : "");
+	fprintf(f, "  ],\n  \"peak_memory\": [\n");
+	for (i = 0; i < npeaks; i++)
+		fprintf(f,
+			"    {\"n\": %lu, \"digits\": %ld, \"peak_bytes\": %zu, "
+			"\"result_bytes\": %zu, \"per_digit\": %.2f}%s\n",
+			peaks[i].n, peaks[i].digits, peaks[i].peak, peaks[i].held,
+			(double)peaks[i].peak / (double)peaks[i].digits, i + 1 < npeaks ? "," : "");
+	fprintf(f, "  ]\n}\n");
+	if (fclose(f)) {
+		perror(path);
+		return 1;
+	}
+	printf("wrote %s\n", path);
+	return 0;
+}
+
+/* every algorithm within its cap, then the conversions of F(n); 0 or 1 */
+static int bench_n(unsigned long n)
 {
 	static const char *big[] = { "str-add", "bn-iter", "bn-fdouble", "bn-fdouble-sqr",
 				     "bn-fdouble-karatsuba" };
+	struct fib_ctx fc = {NULL, n};
+	struct fib_value v = FIB_VALUE_INIT;
+	struct dec_ctx dc;
+	double ns, gns;
+	size_t a;
+
+	for (a = 0; a < sizeof(big) / sizeof(big[0]); a++) {
+		fc.algo = fib_algo_find(big[a], strlen(big[a]));
+		if (!fc.algo || n > fc.algo->max_n)
+			continue;
+		ns = best_pair_ns(run_fib, &fc, run_gmp_fib, &fc, &gns);
+		add_row(n, big[a], "fib", ns, gns);
+	}
+	if (fib_compute(fib_algo_default(), n, &v)) {
+		fprintf(stderr, "compute failed\n");
+		return 1;
+	}
+	dc.x = &v.num;
+	mpz_init(dc.z);
+	mpz_import(dc.z, v.num.size, -1, 8, 0, 0, v.num.limbs);
+	dc.cap = bn_dec_bound(v.num.size) + 2;
+	dc.buf = malloc(dc.cap);
+	dc.dc = 1;
+	ns = best_pair_ns(run_dec, &dc, run_gmp_dec, &dc, &gns);
+	add_row(n, "bn_to_dec_dc", "to_dec", ns, gns);
+	if (n <= 1000000) {
+		dc.dc = 0;
+		ns = best_pair_ns(run_dec, &dc, run_gmp_dec, &dc, &gns);
+		add_row(n, "bn_to_dec_simple", "to_dec", ns, gns);
+	}
+	free(dc.buf);
+	mpz_clear(dc.z);
+	fib_value_release(&v);
+	return 0;
+}
+
+/* peak memory of one F(n) computation + decimal formatting, n = 10^6, 10^7; 0 or 1 */
+static int measure_peaks(unsigned long max_n)
+{
+	unsigned long n;
+	size_t cur, peak;
+
+	for (n = 1000000; n <= 10000000 && n <= max_n; n *= 10) {
+		struct fib_value v = FIB_VALUE_INIT;
+		long len;
+
+		bn_mem_reset_peak();
+		bn_mem_stats(&cur, &peak);
+		if (fib_compute(fib_algo_default(), n, &v))
+			return 1;
+		len = fib_format_size(&v, FIBDRV_FORMAT_DEC);
+		bn_mem_stats(&cur, &peak);
+		printf("%speak memory of F(%lu) with %s + decimal formatting (%ld digits): "
+		       "%zu bytes (%.1f KiB, %.2f x the digits) allocated at peak, %zu held by the "
+		       "result\n",
+		       n == 1000000 ? "\n" : "", n, fib_algo_default()->name, len, peak,
+		       peak / 1024.0, (double)peak / (double)len, cur);
+		peaks[npeaks++] = (struct peak_row){n, len, peak, cur};
+		fib_value_release(&v);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
 	const char *json = "bench/results/bn.json";
 	unsigned long max_n = 10000000UL, n;
-	size_t cur, peak;
-	FILE *f;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -283,45 +462,12 @@ int main(int argc, char **argv)
 
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	mallopt(M_MMAP_THRESHOLD, 1 << 30);
+	print_config();
 	printf("| n        | algo                   | op     |        ns      |     gmp ns     |  ratio  |\n");
 	printf("|----------|------------------------|--------|----------------|----------------|---------|\n");
-	for (n = 100; n <= max_n; n *= 10) {
-		struct fib_ctx fc = { NULL, n };
-		struct fib_value v = FIB_VALUE_INIT;
-		struct dec_ctx dc;
-		double ns, gns;
-		size_t a;
-
-		for (a = 0; a < sizeof(big) / sizeof(big[0]); a++) {
-			fc.algo = fib_algo_find(big[a], strlen(big[a]));
-			if (!fc.algo || n > fc.algo->max_n)
-				continue;
-			ns = best_pair_ns(run_fib, &fc, run_gmp_fib, &fc, &gns);
-			add_row(n, big[a], "fib", ns, gns);
-		}
-		/* conversions of F(n) */
-		if (fib_compute(fib_algo_default(), n, &v)) {
-			fprintf(stderr, "compute failed\n");
+	for (n = 100; n <= max_n; n *= 10)
+		if (bench_n(n))
 			return 1;
-		}
-		dc.x = &v.num;
-		mpz_init(dc.z);
-		mpz_import(dc.z, v.num.size, -1, 8, 0, 0, v.num.limbs);
-		dc.cap = bn_dec_bound(v.num.size) + 2;
-		dc.buf = malloc(dc.cap);
-		dc.dc = 1;
-		ns = best_pair_ns(run_dec, &dc, run_gmp_dec, &dc, &gns);
-		add_row(n, "bn_to_dec_dc", "to_dec", ns, gns);
-		if (n <= 1000000) {
-			dc.dc = 0;
-			ns = best_pair_ns(run_dec, &dc, run_gmp_dec, &dc, &gns);
-			add_row(n, "bn_to_dec_simple", "to_dec", ns, gns);
-		}
-		free(dc.buf);
-		mpz_clear(dc.z);
-		fib_value_release(&v);
-	}
-
 	/* F(10^8): the default algorithm past its cap (a read would be refused) */
 	if (max_n >= 10000000) {
 		struct fib_ctx fc = {fib_algo_default(), 100000000UL};
@@ -330,39 +476,7 @@ int main(int argc, char **argv)
 		ns = best_pair_ns(run_fib_uncapped, &fc, run_gmp_fib, &fc, &gns);
 		add_row(fc.n, fc.algo->name, "fib", ns, gns);
 	}
-
-	/* peak memory of one F(n) computation + decimal formatting, n = 10^6, 10^7 */
-	for (n = 1000000; n <= 10000000 && n <= max_n; n *= 10) {
-		struct fib_value v = FIB_VALUE_INIT;
-		long len;
-
-		bn_mem_reset_peak();
-		bn_mem_stats(&cur, &peak);
-		if (fib_compute(fib_algo_default(), n, &v))
-			return 1;
-		len = fib_format_size(&v, FIBDRV_FORMAT_DEC);
-		bn_mem_stats(&cur, &peak);
-		printf("%speak memory of F(%lu) with %s + decimal formatting (%ld digits): "
-		       "%zu bytes (%.1f KiB, %.2f x the digits) allocated at peak, %zu held by the "
-		       "result\n",
-		       n == 1000000 ? "\n" : "", n, fib_algo_default()->name, len, peak,
-		       peak / 1024.0, (double)peak / (double)len, cur);
-		fib_value_release(&v);
-	}
-
-	f = fopen(json, "w");
-	if (!f) {
-		perror(json);
+	if (measure_peaks(max_n))
 		return 1;
-	}
-	fprintf(f, "[\n");
-	for (i = 0; i < nrows; i++)
-		fprintf(f, "  {\"n\": %lu, \"algo\": \"%s\", \"op\": \"%s\", \"ns\": %.0f, "
-			"\"gmp_ns\": %.0f, \"ratio\": %.3f}%s\n",
-			rows[i].n, rows[i].algo, rows[i].op, rows[i].ns, rows[i].gmp_ns,
-			rows[i].ns / rows[i].gmp_ns, i + 1 < nrows ? "," : "");
-	fprintf(f, "]\n");
-	fclose(f);
-	printf("wrote %s\n", json);
-	return 0;
+	return write_json(json);
 }
