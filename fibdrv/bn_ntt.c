@@ -178,7 +178,7 @@ struct ntt_mod {
 
 static inline struct ntt_mod ntt_mod_of(const struct ntt_prime *P)
 {
-	return (struct ntt_mod){ P->p, 2 * P->p, P->pinv };
+	return (struct ntt_mod){P->p, 2 * P->p, P->pinv};
 }
 
 /* a w R^-1 mod p in (0, 2p), for a w < p 2^64 */

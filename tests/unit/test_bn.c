@@ -378,7 +378,7 @@ static void test_ntt(void)
 	check_mul_fill(M_SQRNTT, 1025, 1025, 2);
 	check_mul_fill(M_NTT, 4000, 4000, 2);
 	check_ntt_limbs_past_4p();
-	group_end("bn_mul_ntt/bn_sqr_ntt: sizes 1..80, 2^k +- 1, unbalanced, all-ones, limbs past 4p");
+	group_end("bn_mul_ntt/bn_sqr_ntt: sizes 1..80, 2^k +- 1, unbalanced, all-ones, past 4p");
 	group_begin();
 	/* lengths 2^k and 3 2^k; operands up to N limbs (wrapping), one limb, all-ones */
 	for (i = 0; i < 6; i++) {
