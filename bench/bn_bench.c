@@ -11,7 +11,9 @@
  * lost to another process is not counted); ours and GMP's are run in turn,
  * one repetition each, so that a ratio compares figures taken over the
  * same seconds (on a shared host, run one after the other, they moved
- * apart by up to 40%).  Prints what it ran with (CPU, the schoolbook
+ * apart by up to 40%).  The whole table is measured --passes times (2),
+ * and each row keeps its quieter pass: a burst of the host's load lasts
+ * seconds, longer than a row.  Prints what it ran with (CPU, the schoolbook
  * kernel: mulx/adx asm or C, the thresholds of bn.h, GMP's version) and a
  * markdown table, and writes JSON: {"config": {cpu, row_kernel, gmp,
  * thresholds}, "rows": [{n, algo, op, ns, gmp_ns, ratio}], "peak_memory":
@@ -154,7 +156,11 @@ struct row {
 };
 
 static struct row rows[256];
-static int nrows;
+static int nrows, passes = 2;
+
+static const char table_head[] =
+	"| n        | algo                   | op     |        ns      |     gmp ns     |  ratio  |\n"
+	"|----------|------------------------|--------|----------------|----------------|---------|\n";
 
 struct peak_row {
 	unsigned long n;
@@ -227,13 +233,32 @@ static void print_config(void)
 	printf("\n\n");
 }
 
+static void print_row(const struct row *r)
+{
+	printf("| %8lu | %-22s | %-6s | %14.0f | %14.0f | %7.2f |\n", r->n, r->algo, r->op, r->ns,
+	       r->gmp_ns, r->ns / r->gmp_ns);
+	fflush(stdout);
+}
+
+/*
+ * A measured row, printed; a row measured in an earlier pass keeps the
+ * pass whose pair (ours + GMP's) took less time: the quieter seconds, the
+ * pair kept together so that its ratio compares the same seconds.
+ */
 static void add_row(unsigned long n, const char *algo, const char *op, double ns, double gns)
 {
+	struct row r = { n, algo, op, ns, gns };
+	int i;
+
+	print_row(&r);
+	for (i = 0; i < nrows; i++)
+		if (rows[i].n == n && rows[i].algo == algo && rows[i].op == op) {
+			if (ns + gns < rows[i].ns + rows[i].gmp_ns)
+				rows[i] = r;
+			return;
+		}
 	if (nrows < (int)(sizeof(rows) / sizeof(rows[0])))
-		rows[nrows++] = (struct row){ n, algo, op, ns, gns };
-	printf("| %8lu | %-22s | %-6s | %14.0f | %14.0f | %7.2f |\n", n, algo, op, ns, gns,
-	       ns / gns);
-	fflush(stdout);
+		rows[nrows++] = r;
 }
 
 /* ---- --tune: threshold crossovers ------------------------------------- */
@@ -345,8 +370,8 @@ static int write_json(const char *path)
 	}
 	fprintf(f,
 		"{\n  \"config\": {\"cpu\": \"%s\", \"row_kernel\": \"%s\", \"gmp\": \"%s\", "
-		"\"thresholds\": {",
-		cpu_name, row_kernel(), gmp_version);
+		"\"passes\": %d, \"thresholds\": {",
+		cpu_name, row_kernel(), gmp_version, passes);
 	for (t = 0; t < sizeof(thresholds) / sizeof(thresholds[0]); t++)
 		fprintf(f, "%s\"%s\": %ld", t ? ", " : "", thresholds[t].name, thresholds[t].value);
 	fprintf(f, "}},\n  \"rows\": [\n");
@@ -444,7 +469,7 @@ int main(int argc, char **argv)
 {
 	const char *json = "bench/results/bn.json";
 	unsigned long max_n = 10000000UL, n;
-	int i;
+	int i, pass;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--tune")) {
@@ -454,8 +479,11 @@ int main(int argc, char **argv)
 			json = argv[++i];
 		} else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
 			max_n = strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--passes") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
+			passes = atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: %s [--json FILE] [--max-n N] [--tune]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--json FILE] [--max-n N] [--passes N] [--tune]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -463,18 +491,24 @@ int main(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	mallopt(M_MMAP_THRESHOLD, 1 << 30);
 	print_config();
-	printf("| n        | algo                   | op     |        ns      |     gmp ns     |  ratio  |\n");
-	printf("|----------|------------------------|--------|----------------|----------------|---------|\n");
-	for (n = 100; n <= max_n; n *= 10)
-		if (bench_n(n))
-			return 1;
-	/* F(10^8): the default algorithm past its cap (a read would be refused) */
-	if (max_n >= 10000000) {
-		struct fib_ctx fc = {fib_algo_default(), 100000000UL};
-		double ns, gns;
+	for (pass = 1; pass <= passes; pass++) {
+		printf("pass %d of %d\n%s", pass, passes, table_head);
+		for (n = 100; n <= max_n; n *= 10)
+			if (bench_n(n))
+				return 1;
+		/* F(10^8): the default algorithm past its cap (a read would be refused) */
+		if (max_n >= 10000000) {
+			struct fib_ctx fc = {fib_algo_default(), 100000000UL};
+			double ns, gns;
 
-		ns = best_pair_ns(run_fib_uncapped, &fc, run_gmp_fib, &fc, &gns);
-		add_row(fc.n, fc.algo->name, "fib", ns, gns);
+			ns = best_pair_ns(run_fib_uncapped, &fc, run_gmp_fib, &fc, &gns);
+			add_row(fc.n, fc.algo->name, "fib", ns, gns);
+		}
+	}
+	if (passes > 1) {
+		printf("\nkept, each row from its quieter pass:\n%s", table_head);
+		for (i = 0; i < nrows; i++)
+			print_row(&rows[i]);
 	}
 	if (measure_peaks(max_n))
 		return 1;
