@@ -158,9 +158,11 @@ struct row {
 static struct row rows[256];
 static int nrows, passes = 2;
 
+/* clang-format off */
 static const char table_head[] =
 	"| n        | algo                   | op     |        ns      |     gmp ns     |  ratio  |\n"
 	"|----------|------------------------|--------|----------------|----------------|---------|\n";
+/* clang-format on */
 
 struct peak_row {
 	unsigned long n;
@@ -247,7 +249,7 @@ static void print_row(const struct row *r)
  */
 static void add_row(unsigned long n, const char *algo, const char *op, double ns, double gns)
 {
-	struct row r = { n, algo, op, ns, gns };
+	struct row r = {n, algo, op, ns, gns};
 	int i;
 
 	print_row(&r);
@@ -482,7 +484,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--passes") && i + 1 < argc && atoi(argv[i + 1]) > 0) {
 			passes = atoi(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: %s [--json FILE] [--max-n N] [--passes N] [--tune]\n",
+			fprintf(stderr,
+				"usage: %s [--json FILE] [--max-n N] [--passes N] [--tune]\n",
 				argv[0]);
 			return 2;
 		}
