@@ -272,27 +272,37 @@ static __always_inline void dit4(u64 *x, size_t q, const u64 *tw, size_t j, size
 	bfly_dit(x1, x3, tw[(j + q) * st], m);
 }
 
-/* the two stages of dif4()/dit4() over the blocks of 4q points in a[0 .. n) */
-static void ntt_dif4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st, struct ntt_mod m)
+/*
+ * The two stages of dif4() (@dit 0) or dit4() over the blocks of 4q
+ * points in a[0 .. n): one body, inlined into each direction's pass.
+ */
+static __always_inline void ntt4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st,
+				      int dit, struct ntt_mod m)
 {
 	size_t blk, j;
 
 	for (blk = 0; blk < n; blk += 4 * q) {
-		dif4(a + blk, q, tw, 0, st, 1, m);
-		for (j = 1; j < q; j++)
-			dif4(a + blk + j, q, tw, j, st, 0, m);
+		if (dit) /* j = 0 apart: its first twiddles are 1 */
+			dit4(a + blk, q, tw, 0, st, 1, m);
+		else
+			dif4(a + blk, q, tw, 0, st, 1, m);
+		for (j = 1; j < q; j++) {
+			if (dit)
+				dit4(a + blk + j, q, tw, j, st, 0, m);
+			else
+				dif4(a + blk + j, q, tw, j, st, 0, m);
+		}
 	}
+}
+
+static void ntt_dif4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st, struct ntt_mod m)
+{
+	ntt4_pass(a, n, q, tw, st, 0, m);
 }
 
 static void ntt_dit4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st, struct ntt_mod m)
 {
-	size_t blk, j;
-
-	for (blk = 0; blk < n; blk += 4 * q) {
-		dit4(a + blk, q, tw, 0, st, 1, m);
-		for (j = 1; j < q; j++)
-			dit4(a + blk + j, q, tw, j, st, 0, m);
-	}
+	ntt4_pass(a, n, q, tw, st, 1, m);
 }
 
 /*
