@@ -276,8 +276,8 @@ static __always_inline void dit4(u64 *x, size_t q, const u64 *tw, size_t j, size
  * The two stages of dif4() (@dit 0) or dit4() over the blocks of 4q
  * points in a[0 .. n): one body, inlined into each direction's pass.
  */
-static __always_inline void ntt4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st,
-				      int dit, struct ntt_mod m)
+static __always_inline void ntt4_pass(u64 *a, size_t n, size_t q, const u64 *tw, size_t st, int dit,
+				      struct ntt_mod m)
 {
 	size_t blk, j;
 
