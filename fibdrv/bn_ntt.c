@@ -18,14 +18,15 @@
  * 3M runs one radix-3 stage over the thirds and three power-of-two
  * transforms of M points.
  *
- * Residues are kept in [0, p); twiddles are in Montgomery form (w R mod p,
- * R = 2^64), so one Montgomery product d * (w R) R^-1 = d w needs no
- * conversion of the data. The transforms recurse on halves once larger
- * than NTT_BLOCK, so each sub-transform runs in cache. Scratch: two
- * residue vectors, the second operand's transform and a twiddle table,
- * bn_ntt_itch(); the first prime's residues wait in r itself (the
- * recombination reads each before it writes that limb). Never allocates,
- * never fails (layer 1 of bn.h).
+ * Residues are kept lazily reduced (below 2p or 4p: the butterflies,
+ * below); twiddles are in Montgomery form (w R mod p, R = 2^64), so one
+ * Montgomery product d * (w R) R^-1 = d w needs no conversion of the
+ * data. The transforms go two stages at a time and recurse on quarters
+ * once larger than NTT_BLOCK, so each sub-transform runs in cache.
+ * Scratch: two residue vectors, the second operand's transform, a twiddle
+ * table and a block's, bn_ntt_itch(); the first prime's residues wait in r
+ * itself (the recombination reads each before it writes that limb). Never
+ * allocates, never fails (layer 1 of bn.h).
  */
 #include "bn_impl.h"
 
