@@ -22,7 +22,8 @@ BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_x86.h \
 $(BUILD)/fibcalc: $(call obj,src/fibcalc.c $(BN_SRCS))
 	$(CC) $(USER_CFLAGS) $^ -o $@ -Wl,-z,now
 
-BN_TEST_SRCS := tests/unit/test_bn.c tests/unit/test_bn_fib.c tests/unit/bn_check.c
+BN_TEST_SRCS := tests/unit/test_bn.c tests/unit/test_bn_div.c tests/unit/test_bn_fib.c \
+	tests/unit/bn_check.c
 
 $(BUILD)/tests/unit_bn: $(call obj,$(BN_TEST_SRCS) $(BN_SRCS))
 	@mkdir -p $(@D)

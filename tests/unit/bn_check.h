@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The harness of the big-number unit tests (test_bn.c, test_bn_fib.c;
- * bn_check.c): one line per check group, "PASS name", "FAIL name: reason"
+ * The harness of the big-number unit tests (test_bn.c, test_bn_div.c,
+ * test_bn_fib.c; bn_check.c): one line per check group, "PASS name", "FAIL name: reason"
  * or "SKIP name: why", the first failure's reason kept; random operands
  * with runs of all-ones and zero limbs; conversions to GMP.
  *
@@ -49,6 +49,9 @@ u64 *xalloc(size_t n);
 /* Operand sizes at and around every multiplication threshold. */
 extern const size_t edge_sizes[];
 extern const size_t nedge;
+
+/* The groups of test_bn_div.c: the Newton inverse and every division. */
+void test_invert_divrem(void);
 
 /* The groups of test_bn_fib.c: conversions, values, the algorithms and their registry. */
 void test_dec(void);
