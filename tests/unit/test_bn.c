@@ -208,33 +208,20 @@ static const char *mul_names[] = {"bn_mul_basecase",  "bn_sqr_basecase", "bn_mul
 				  "bn_sqr_n",	      "bn_mul",		 "bn_mul_ntt",
 				  "bn_sqr_ntt"};
 
-/*
- * @ones 1: every limb 2^64 - 1, the largest convolution coefficients; 2:
- * every other limb of a, then b (past 4p for the NTT) beside random ones
- */
-static void check_mul_fill(int which, size_t an, size_t bn, int ones)
+/* the product (or square of a) by @which against GMP, with guards behind r and the scratch */
+static void check_product(int which, const u64 *a, size_t an, const u64 *b, size_t bn)
 {
 	int sq = which == M_SQRBASE || which == M_SQRKARA || which == M_SQRTOOM ||
 		 which == M_SQRTOOM4 || which == M_SQRN || which == M_SQRNTT;
 	size_t rn = an + (sq ? an : bn), itch = bn_mul_itch(an, bn);
-	u64 *a, *b, *r, *s;
+	u64 *r, *s;
 	mpz_t za, zb, zr;
 
 	if (which == M_NTT || which == M_SQRNTT)
 		itch = bn_ntt_itch(rn, sq); /* exactly: the guard checks it */
-	a = xalloc(an);
-	b = xalloc(bn);
 	r = guarded(rn);
 	s = guarded(itch);
 	mpz_inits(za, zb, zr, NULL);
-	rnd_limbs(a, an);
-	rnd_limbs(b, bn);
-	if (ones == 1) {
-		memset(a, 0xff, an * sizeof(*a));
-		memset(b, 0xff, bn * sizeof(*b));
-	}
-	for (size_t i = 0; ones == 2 && i < an + bn; i += 2) /* every other limb 2^64 - 1 >= 4p */
-		(i < an ? a : b)[i < an ? i : i - an] = ~0ULL;
 	switch (which) {
 	case M_BASE: bn_mul_basecase(r, a, an, b, bn); break;
 	case M_SQRBASE: bn_sqr_basecase(r, a, an); break;
@@ -266,10 +253,30 @@ static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 	if (!guard_ok(r, rn) || !guard_ok(s, itch))
 		fail("%s an=%zu bn=%zu wrote past its buffers", mul_names[which], an, bn);
 	mpz_clears(za, zb, zr, NULL);
-	free(a);
-	free(b);
 	free(r);
 	free(s);
+}
+
+/*
+ * check_product() of random operands; @ones 1: every limb 2^64 - 1, the
+ * largest convolution coefficients; 2: every other limb of a, then b (past
+ * 4p for the NTT) beside random ones
+ */
+static void check_mul_fill(int which, size_t an, size_t bn, int ones)
+{
+	u64 *a = xalloc(an), *b = xalloc(bn);
+
+	rnd_limbs(a, an);
+	rnd_limbs(b, bn);
+	if (ones == 1) {
+		memset(a, 0xff, an * sizeof(*a));
+		memset(b, 0xff, bn * sizeof(*b));
+	}
+	for (size_t i = 0; ones == 2 && i < an + bn; i += 2) /* every other limb 2^64 - 1 >= 4p */
+		(i < an ? a : b)[i < an ? i : i - an] = ~0ULL;
+	check_product(which, a, an, b, bn);
+	free(a);
+	free(b);
 }
 
 static void check_mul(int which, size_t an, size_t bn)
@@ -334,23 +341,12 @@ static void check_ntt_limbs_past_4p(void)
 	static const u64 head[] = {0x7878787878787878ULL, 0x0000000178787878ULL,
 				   0x7878787800000000ULL, 0x7878787878787878ULL,
 				   0xffffffffff000078ULL};
-	size_t an = 7, bn = 139, i;
-	u64 *b = xalloc(bn), *r = guarded(an + bn), *s = guarded(bn_ntt_itch(an + bn, 0));
-	mpz_t za, zb, zr;
+	u64 b[139];
+	size_t i;
 
-	for (i = 0; i < bn; i++)
+	for (i = 0; i < 139; i++)
 		b[i] = i < 5 ? head[i] : ~0ULL;
-	bn_mul_ntt(r, a, an, b, bn, s);
-	mpz_inits(za, zb, zr, NULL);
-	to_mpz(za, a, an);
-	to_mpz(zb, b, bn);
-	mpz_mul(zr, za, zb);
-	if (!eq_mpz(r, an + bn, zr))
-		fail("bn_mul_ntt an=7 bn=139, limbs past 4p: wrong product");
-	mpz_clears(za, zb, zr, NULL);
-	free(b);
-	free(r);
-	free(s);
+	check_product(M_NTT, a, 7, b, 139);
 }
 
 static void test_ntt(void)
