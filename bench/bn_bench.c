@@ -254,7 +254,7 @@ static void add_row(unsigned long n, const char *algo, const char *op, double ns
 
 	print_row(&r);
 	for (i = 0; i < nrows; i++)
-		if (rows[i].n == n && rows[i].algo == algo && rows[i].op == op) {
+		if (rows[i].n == n && !strcmp(rows[i].algo, algo) && !strcmp(rows[i].op, op)) {
 			if (ns + gns < rows[i].ns + rows[i].gmp_ns)
 				rows[i] = r;
 			return;
