@@ -143,8 +143,9 @@ static inline int bn_mul_k_ok(void)
  * A row from limb i = -n on, c = -(n mod 4) in rcx: the n mod 4 head
  * limbs singly, in straight-line code chosen before any arithmetic (a loop
  * of singles cost a misprediction at nearly every row of a squaring's
- * triangle, whose rows shorten by one), CF = OF = 0 from the xor of lo;
- * then 4-limb blocks, the carry limb in cy. The counters go up to 0 with
+ * triangle, whose rows shorten by one), CF = OF = 0 from the test or the
+ * xor of lo (the choice's cmp sets them); then 4-limb blocks, the carry
+ * limb in cy. The counters go up to 0 with
  * lea/jrcxz, which keep the flags.
  */
 #define BN_X86_MULX_1_NEXT(add_r)						\
@@ -191,7 +192,7 @@ static inline int bn_mul_k_ok(void)
 		u64 lo, hi, zero;							\
 											\
 		__asm__ volatile(							\
-			"xorl %k[zero], %k[zero]\n\t" /* CF = OF = 0 */		\
+			"xorl %k[zero], %k[zero]\n\t" /* zero = 0 */		\
 			BN_X86_MULX_ROW_LOOPS(add_r)					\
 			: [c] "+c"(c), [i] "+r"(i), [lo] "=&r"(lo), [hi] "=&r"(hi),	\
 			  [cy] "+r"(cy_), [zero] "=&r"(zero)				\
@@ -208,8 +209,8 @@ static inline int bn_mul_k_ok(void)
  * further into a). One asm block for all of them: a row's setup in C (its
  * pointers, the call of the row kernel, the carry's store) cost about a
  * quarter of a 16-limb row. Each row as BN_X86_MULX_ROW's
- * (BN_X86_MULX_ROW_LOOPS), CF and OF cleared at its start by the xor of
- * cy.
+ * (BN_X86_MULX_ROW_LOOPS, which clears CF and OF), its carry limb cy
+ * zeroed first.
  */
 static inline void bn_addmul_rows_k(u64 *r, const u64 *a, size_t n, const u64 *b, size_t m,
 				    long shrink)
@@ -230,7 +231,7 @@ static inline void bn_addmul_rows_k(u64 *r, const u64 *a, size_t n, const u64 *b
 		"negq %[c]\n\t"
 		"andq $3, %[c]\n\t"
 		"negq %[c]\n\t"
-		"xorl %k[cy], %k[cy]\n\t" /* cy = 0, CF = OF = 0 */
+		"xorl %k[cy], %k[cy]\n\t" /* cy = 0 */
 		BN_X86_MULX_ROW_LOOPS(BN_X86_ADD_R)
 		"movq %[cy], (%[re])\n\t"
 		"leaq 8(%[re]), %[re]\n\t"
