@@ -4,33 +4,29 @@ default algorithm, Karatsuba under fast doubling) at once, traced in command
 mode (every process counts). With fentry every read is counted; with kprobes
 every read is counted or accounted for by name.
 
-Why the accounting is exact. A kretprobe takes an instance from its
-function's pool at entry; when none is free the kernel counts a miss and the
-return is never probed. A read is missing from fib_read's count exactly
-when fib_read's exit program did not run for it, which is one of:
-  - fib_read's kretprobe had no free instance: functions[fib_read].kretprobe_missed
-    (the kernel's count, kprobe_profile), one per read;
-  - the kernel skipped the entry or exit program (another BPF program was
-    running on that CPU): functions[fib_read].recursion_misses;
-  - BPF dropped the entry: no task storage (lost.task_storage) or a stack
-    already 64 deep (lost.stack_overflow) - both asserted 0 here.
-  - the kernel did not run fib_read's kprobe at all (its handler busy on
-    that CPU): functions[fib_read].kprobe_missed (Linux 6.7+).
-So issued - counted == fib_read's kretprobe_missed + kprobe_missed +
-recursion_misses, when task_storage and stack_overflow are 0 - with one
-exception measured on 6.12 with --maxactive 2: in 2 of 22 runs of 320 reads,
-one read was neither counted nor missed by any count the kernel keeps (its
-kprobe_profile hits equalled fibtrace's count), so the kernel skipped both
-probes of that call without counting it; 6.1 never did. The starved check
-allows that one read in 320 and prints it; the default maxactive's must be
-exact. (A read with both a skipped program
-and a missed instance would be counted twice; recursion misses do not occur
-here: nothing else runs BPF in the guest.) lost.no_return / lost.unwound
-count the frames BPF dropped for missed returns of every function, so they
-are not in the equation; fib_read's own books are (functions[].roots,
-checked as <name>.roots): every read whose entry BPF saw is counted,
-dropped at the task's next read (its exit missed), or open (its exit missed
-in the task's last read).
+Why the accounting is exact. fib_read's own books (functions[].roots,
+checked as <name>.roots by gtest.reads_accounted) hold every read whose
+entry a BPF program saw: counted, dropped at the task's next read (its exit
+missed), or open (its exit missed in the task's last read). A read is
+unseen only when the kernel did not run fib_read's entry program:
+functions[fib_read].kprobe_missed (its kprobe handler busy on that CPU;
+Linux 6.7+) or recursion_misses (another BPF program running there; none
+runs here). So issued = roots.entered + those, exactly, with task_storage
+and stack_overflow (entries BPF dropped) asserted 0.
+
+The kernel's own count of returns it did not probe,
+functions[fib_read].kretprobe_missed (kprobe_profile), names why: a
+kretprobe takes an instance from its function's pool at entry, and with
+none free counts a miss. It is a lower bound: both kernels increment it
+without a lock or an atomic (pre_handler_kretprobe's "addl $1,0x94(%rbx)",
+no lock prefix, in the guests' vmlinux), so two CPUs missing at once can
+lose a count. Runs of --maxactive 2 showed the kernel's count 1 or 2 below
+fibtrace's dropped + open in 4 of about 40 (issued 320; docs/measurement.md),
+equal in the others. The checks: the kernel's count is at most fibtrace's and, so that a
+count read from the wrong event or not at all still fails, at least 98% of
+it (2, for small counts); with the default maxactive both are 0. lost.no_return /
+lost.unwound count the frames BPF dropped for missed returns of every
+function, so they are not in the equation.
 
 Runs as root with fibdrv loaded; tracefs as the guest mounts it.
 """
@@ -80,20 +76,21 @@ def fib_read(doc):
     return {f["name"]: f for f in doc["functions"]}["fib_read"]
 
 
-def check_accounted(name, doc, issued, unseen=0):
-    """issued - counted is what fib_read's named losses say, give or take @unseen (docstring)."""
+def check_accounted(name, doc, issued):
+    """Every read in fib_read's own books; the kernel's miss count a lower bound of them (docstring)."""
     fr, lost = fib_read(doc), doc["lost"]
-    named = fr["kretprobe_missed"] + fr["kprobe_missed"] + fr["recursion_misses"]
-    if issued - fr["count"] != named:
-        print(f"# {name}: {issued - fr['count'] - named} reads neither counted nor named")
-    ok, detail = gtest.reads_accounted(issued, fr["count"], fr, unseen)
+    own = fr["roots"]["dropped"] + fr["roots"]["open"]
+    kernel = fr["kretprobe_missed"]
+    if kernel != own:
+        print(f"# {name}: the kernel counted {kernel} returns missed, fibtrace {own} "
+              f"(roots.dropped + roots.open): {own - kernel} of the kernel's increments lost")
+    ok, detail = gtest.reads_accounted(issued, fr["count"], fr)
     check(f"{name}.roots", ok, detail)
     check(f"{name}.accounted",
-          0 <= issued - fr["count"] - named <= unseen and lost["task_storage"] == 0 and
-          lost["stack_overflow"] == 0 and lost["kretprobe_missed"] >= fr["kretprobe_missed"],
-          f"issued {issued} - counted {fr['count']} != fib_read kretprobe_missed "
-          f"{fr['kretprobe_missed']} + kprobe_missed {fr['kprobe_missed']} + recursion_misses "
-          f"{fr['recursion_misses']} (+ at most {unseen}), or lost {lost}")
+          own - max(2, own // 50) <= kernel <= own and lost["task_storage"] == 0 and
+          lost["stack_overflow"] == 0 and lost["kretprobe_missed"] >= kernel,
+          f"fib_read kretprobe_missed {kernel} (the kernel's count) not within 2% below "
+          f"fibtrace's dropped + open {own}, or lost {lost}")
 
 
 def test_fentry():
@@ -133,7 +130,7 @@ def test_kprobe_starved():
         skip("concurrency.starved.accounted",
              "no fib_read return was missed with 2 instances (the reads did not overlap)")
         return
-    check_accounted("concurrency.starved", doc, issued, unseen=1)
+    check_accounted("concurrency.starved", doc, issued)
 
 
 def fibtrace_events():
