@@ -45,18 +45,19 @@
 #define BN_SQR_TOOM4_THRESHOLD 1400
 #endif
 #ifndef BN_MUL_NTT_THRESHOLD
-#define BN_MUL_NTT_THRESHOLD 5200
+#define BN_MUL_NTT_THRESHOLD 3500
 #endif
 #ifndef BN_SQR_NTT_THRESHOLD
-#define BN_SQR_NTT_THRESHOLD 5400
+#define BN_SQR_NTT_THRESHOLD 3500
 #endif
 /*
- * Below those, bn_mul_n()/bn_sqr_n() still take the NTT from this many
- * limbs where its transform is nearly full: its cost steps with the
- * length (2^k or 3 2^k points), Toom-4's grows smoothly (__bn_ntt_pays()).
+ * Above those, and below this many limbs, bn_mul_n()/bn_sqr_n() take the
+ * NTT only where the product fills at least 3/4 of its transform: its cost
+ * steps with the length (2^k or 3 2^k points), Toom-4's grows smoothly
+ * (__bn_ntt_pays()).
  */
-#ifndef BN_NTT_FULL_MIN
-#define BN_NTT_FULL_MIN 3500
+#ifndef BN_NTT_SPARSE_MAX
+#define BN_NTT_SPARSE_MAX 6000
 #endif
 /* Below this many limbs the D&C decimal conversion uses the simple one. */
 #ifndef BN_DEC_DC_THRESHOLD
@@ -126,7 +127,7 @@ void bn_sqr_toom3(u64 *r, const u64 *a, size_t n, u64 *scratch);
 void bn_mul_toom4(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch);
 void bn_sqr_toom4(u64 *r, const u64 *a, size_t n, u64 *scratch);
 /*
- * Number-theoretic transforms (bn_ntt.c): r = a b, an + bn limbs, or a^2,
+ * Number-theoretic transforms (bn_ntt.c, bn_ntt_mul.c): r = a b, an + bn limbs, or a^2,
  * 2n limbs; scratch bn_ntt_itch(product limbs, squaring?) limbs.  The
  * stages, exported to be traced and tested: a transform per prime (0..2),
  * the pointwise product, the inverse, the Chinese-remainder recombination.
@@ -134,14 +135,17 @@ void bn_sqr_toom4(u64 *r, const u64 *a, size_t n, u64 *scratch);
 void bn_mul_ntt(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch);
 void bn_sqr_ntt(u64 *r, const u64 *a, size_t n, u64 *scratch);
 size_t bn_ntt_itch(size_t rn, int sqr);
-void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *tw, int prime);
+void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, unsigned int bits, size_t N, const u64 *tw,
+		int prime);
 void bn_ntt_pointwise(u64 *x, const u64 *y, size_t N, int prime);
 void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime);
-void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N, u64 *carry);
+void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t np, unsigned int bits, size_t N,
+		u64 *carry);
 /*
  * r (N limbs) = a b mod (B^N - 1), N a transform length (2^k or 3 2^k),
- * an, bn <= N; scratch bn_ntt_itch(N, 0)
+ * an, bn <= N; scratch bn_mulmod_bnm1_itch(N)
  */
+size_t bn_mulmod_bnm1_itch(size_t N);
 void bn_mulmod_bnm1(u64 *r, size_t N, const u64 *a, size_t an, const u64 *b, size_t bn,
 		    u64 *scratch);
 /* balanced dispatchers: pick basecase / Karatsuba / Toom-3 / NTT by size */

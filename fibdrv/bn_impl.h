@@ -107,30 +107,78 @@ static inline size_t __bn_ntt_len(size_t rn)
 }
 
 /*
- * Does a balanced n x n product take the NTT: from its threshold, and
- * from BN_NTT_FULL_MIN limbs where the 2n-limb product fills at least
- * 7/8 of its transform (n in [3584, 4096]: 8192 points; bn_bench --tune
- * measured the NTT there 0.83-0.93 of Toom-4's time, 1.2-1.4 of it just
- * past 4096). Its scratch there, at most 3.5 (8/7) 2n + 512 limbs, stays
- * under the Tooms' 10n + 200 (__bn_ntt_n_itch()).
+ * A full product by NTT reads its operands in pieces of 64 bits (limbs) or
+ * BN_NTT_BITS (bn_ntt_mul.c): an limbs make __bn_ntt_pts(an, bits) points,
+ * and their product na + nb - 1 points, at most __bn_ntt_prod_pts(rn) for
+ * any an + bn = rn (na + nb - 1 <= (64 rn + 78) / 80).
+ */
+#define BN_NTT_BITS 80
+
+static inline size_t __bn_ntt_pts(size_t an, unsigned int bits)
+{
+	return (64 * an + bits - 1) / bits;
+}
+
+static inline size_t __bn_ntt_prod_pts(size_t rn)
+{
+	return (64 * rn + 2 * (BN_NTT_BITS - 1)) / BN_NTT_BITS - 1;
+}
+
+/* the transform length of a full rn-limb product (at most: see above) */
+static inline size_t __bn_ntt_prod_len(size_t rn)
+{
+	return __bn_ntt_len(__bn_ntt_prod_pts(rn));
+}
+
+/*
+ * How a full an x bn product is transformed: in BN_NTT_BITS-bit pieces
+ * where that makes the transform shorter, else in limbs (the same length:
+ * limbs are cheaper to read and to recombine). N <= __bn_ntt_prod_len().
+ */
+struct bn_ntt_shape {
+	unsigned int bits; /* 64 or BN_NTT_BITS */
+	size_t np, N;	   /* the product's points, the transform length */
+};
+
+static inline struct bn_ntt_shape __bn_ntt_shape(size_t an, size_t bn)
+{
+	size_t np = __bn_ntt_pts(an, BN_NTT_BITS) + __bn_ntt_pts(bn, BN_NTT_BITS) - 1;
+
+	if (__bn_ntt_len(np) < __bn_ntt_len(an + bn - 1))
+		return (struct bn_ntt_shape){BN_NTT_BITS, np, __bn_ntt_len(np)};
+	return (struct bn_ntt_shape){64, an + bn - 1, __bn_ntt_len(an + bn - 1)};
+}
+
+/*
+ * Does a balanced n x n product take the NTT: from its threshold, but
+ * below BN_NTT_SPARSE_MAX limbs only where the product's points fill at
+ * least 3/4 of its transform. Just past a length (n a little above 5120:
+ * 12288 points, 2/3 full) the transform lost to Toom-4 by 1-10%, at 3/4
+ * and above it won (bn_bench --tune, docs/bignum.md).
  */
 static inline int __bn_ntt_pays(size_t n, size_t threshold)
 {
-	return n >= threshold || (n >= BN_NTT_FULL_MIN && 16 * n >= 7 * __bn_ntt_len(2 * n));
+	struct bn_ntt_shape sh = __bn_ntt_shape(n, n);
+
+	return n >= threshold && (n >= BN_NTT_SPARSE_MAX || 4 * sh.np >= 3 * sh.N);
 }
 
 /* the sub-transforms that bn_ntt.c runs stage by stage, with their own twiddles */
 #define BN_NTT_BLOCK 1024
 
 /*
- * bn_ntt.c: two residue vectors (the third waits in r), a twiddle table
- * and a block's, the second operand's
+ * bn_ntt_mul.c: two residue vectors of a transform of length N (the third
+ * waits in r), a twiddle table and a block's, the second operand's
  */
+static inline size_t __bn_ntt_len_itch(size_t N, int sqr)
+{
+	return (sqr ? 2 : 3) * N + N / 2 + BN_NTT_BLOCK / 2;
+}
+
+/* a full product of rn limbs */
 static inline size_t __bn_ntt_itch(size_t rn, int sqr)
 {
-	size_t N = __bn_ntt_len(rn);
-
-	return (sqr ? 2 : 3) * N + N / 2 + BN_NTT_BLOCK / 2;
+	return __bn_ntt_len_itch(__bn_ntt_prod_len(rn), sqr);
 }
 
 /*
@@ -138,15 +186,18 @@ static inline size_t __bn_ntt_itch(size_t rn, int sqr)
  * 6h + S(h), Toom-3 16(k + 1) + S(k + 1), Toom-4 22(k + 1) + S(k + 1)
  * (17(k + 1) + S(k + 1) squaring); 10n + 200 dominates them all for
  * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
- * Above its threshold the NTT's, which the Tooms' subproducts never reach.
+ * Toom-4 may run up to BN_NTT_SPARSE_MAX (__bn_ntt_pays()); the NTT's
+ * scratch, at most 3.5 (64/80) 2 (4/3) n + 512 limbs there, stays under
+ * 10n + 200. From BN_NTT_SPARSE_MAX the NTT's alone, which the Tooms'
+ * subproducts never reach, but never below the Tooms' bound under it:
+ * monotone in n.
  */
 static inline size_t __bn_ntt_n_itch(size_t n, size_t threshold, int sqr)
 {
-	size_t ntt, below = 10 * (threshold - 1) + 200;
+	size_t ntt, below = 10 * (BN_NTT_SPARSE_MAX - 1) + 200;
 
-	if (n < threshold)
+	if (n < threshold || n < BN_NTT_SPARSE_MAX)
 		return 10 * n + 200;
-	/* never below the Tooms' bound under the threshold: monotone in n */
 	ntt = __bn_ntt_itch(2 * n, sqr);
 	return ntt > below ? ntt : below;
 }

@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * bn_ntt.c - multiplication by number-theoretic transforms: the product
- * above Toom-3, integer arithmetic only (no FPU in the kernel).
+ * bn_ntt.c - number-theoretic transforms modulo one of three primes, the
+ * stages of the products above Toom-4 (bn_ntt_mul.c), integer arithmetic
+ * only (no FPU in the kernel).
  *
- * The limbs of each operand are the coefficients of a polynomial; their
- * product's coefficients (cyclic convolution of length N, at least the
- * product's size: below) are each below min(an, bn) * 2^128, so
- * three primes p < 2^62 with 3 2^40 | p - 1 recover them exactly by the
- * Chinese remainder theorem (p1 p2 p3 > 2^185). Per prime: the forward
- * transform (decimation in frequency, natural order in, bit-reversed out),
- * the pointwise product, the inverse transform (decimation in time,
- * bit-reversed in, natural out); then one pass combines the three
- * residues of each coefficient (Garner) and adds it at its limb.
+ * An operand's pieces (limbs or 80-bit pieces, bn_ntt_mul.c says which)
+ * are the coefficients of a polynomial; per prime p < 2^62 (3 2^40 |
+ * p - 1): the forward transform (decimation in frequency, natural order
+ * in, bit-reversed out), the pointwise product, the inverse transform
+ * (decimation in time, bit-reversed in, natural out).
  *
  * The length N is 2^k or 3 2^k, whichever is the smaller at least the
- * product's size (padding wastes at most a third, not half): a length
+ * product's points (padding wastes at most a third, not half): a length
  * 3M runs one radix-3 stage over the thirds and three power-of-two
  * transforms of M points.
  *
@@ -22,145 +19,10 @@
  * below); twiddles are in Montgomery form (w R mod p, R = 2^64), so one
  * Montgomery product d * (w R) R^-1 = d w needs no conversion of the
  * data. The transforms go two stages at a time and recurse on quarters
- * once larger than NTT_BLOCK, so each sub-transform runs in cache.
- * Scratch: two residue vectors, the second operand's transform, a twiddle
- * table and a block's, bn_ntt_itch(); the first prime's residues wait in r
- * itself (the recombination reads each before it writes that limb). Never
+ * once larger than NTT_BLOCK, so each sub-transform runs in cache. Never
  * allocates, never fails (layer 1 of bn.h).
  */
-#include "bn_impl.h"
-
-/*
- * Sub-transforms at most BN_NTT_BLOCK long (bn_impl.h) run their stages in
- * a loop (in L1/L2), with the twiddles of a transform of that length
- * copied after the table (tw + M / 2, M the power-of-two length): there
- * they are contiguous, in the table they are M / BN_NTT_BLOCK apart.
- */
-#define NTT_BLOCK BN_NTT_BLOCK
-
-struct ntt_prime {
-	u64 p, g;   /* the prime and a generator of its multiplicative group */
-	u64 pinv;   /* p^-1 mod 2^64 */
-	u64 r1, r2; /* R mod p, R^2 mod p */
-};
-
-/* p - 1 = c 3 2^40 (and more): lengths 2^k and 3 2^k, k <= 40; p1 > p2 > p3 */
-static const u64 ntt_p[3] = {0x3fffc00000000001ULL, 0x3fff840000000001ULL, 0x3fff810000000001ULL};
-static const u64 ntt_g[3] = {11, 19, 5};
-
-/* a b R^-1 mod p in [0, p), for a b < p 2^64 */
-static inline u64 mont_mul(u64 a, u64 b, const struct ntt_prime *P)
-{
-	bn_u128 t = (bn_u128)a * b;
-	u64 hi = (u64)(t >> 64), m = (u64)t * P->pinv;
-	u64 mh = (u64)(((bn_u128)m * P->p) >> 64);
-
-	return hi >= mh ? hi - mh : hi - mh + P->p;
-}
-
-/* a mod p for a < 2p */
-static inline u64 mod_once(u64 a, u64 p)
-{
-	return a >= p ? a - p : a;
-}
-
-static inline u64 mod_add(u64 a, u64 b, u64 p)
-{
-	return mod_once(a + b, p);
-}
-
-static inline u64 mod_sub(u64 a, u64 b, u64 p)
-{
-	return a >= b ? a - b : a - b + p;
-}
-
-/* x^e in Montgomery form, for x in Montgomery form */
-static u64 mont_pow(u64 x, u64 e, const struct ntt_prime *P)
-{
-	u64 r = P->r1;
-
-	for (; e; e >>= 1) {
-		if (e & 1)
-			r = mont_mul(r, x, P);
-		x = mont_mul(x, x, P);
-	}
-	return r;
-}
-
-static void ntt_prime_init(struct ntt_prime *P, int i)
-{
-	u64 inv, r;
-	int k;
-
-	P->p = ntt_p[i];
-	P->g = ntt_g[i];
-	inv = P->p; /* right to 3 bits; each Newton step doubles them */
-	for (k = 0; k < 5; k++)
-		inv *= 2 - P->p * inv;
-	P->pinv = inv;
-	P->r1 = (0 - P->p) % P->p; /* 2^64 mod p, without a 128-bit division */
-	r = P->r1;
-	for (k = 0; k < 64; k++)
-		r = mod_add(r, r, P->p);
-	P->r2 = r;
-}
-
-static inline u64 to_mont(u64 x, const struct ntt_prime *P)
-{
-	return mont_mul(x, P->r2, P);
-}
-
-/* the primitive n-th root of unity in Montgomery form (n | p - 1) */
-static u64 ntt_root(size_t n, const struct ntt_prime *P)
-{
-	return mont_pow(to_mont(P->g, P), (P->p - 1) / n, P);
-}
-
-/* after the table of a length N > NTT_BLOCK, the twiddles of a length NTT_BLOCK */
-static void ntt_twiddles_block(u64 *tw, size_t N)
-{
-	size_t k, s = N / NTT_BLOCK;
-
-	if (N > NTT_BLOCK)
-		for (k = 0; k < NTT_BLOCK / 2; k++)
-			tw[N / 2 + k] = tw[k * s];
-}
-
-/*
- * tw[j] = w^j R mod p, j < N/2, w a primitive N-th root of unity. The
- * inverse transform's table is the same read backwards and negated, since
- * w^(N/2) = -1: w^-j = -w^(N/2 - j) (ntt_twiddles_invert(), in place).
- */
-static void ntt_twiddles(u64 *tw, size_t N, const struct ntt_prime *P)
-{
-	u64 w = ntt_root(N, P), w2 = mont_mul(w, w, P), w4 = mont_mul(w2, w2, P);
-	size_t j;
-
-	tw[0] = P->r1;
-	for (j = 1; j < N / 2 && j < 4; j++)
-		tw[j] = mont_mul(tw[j - 1], w, P);
-	/* then four chains of w^4 steps: independent products, not one chain */
-	for (; j < N / 2; j++)
-		tw[j] = mont_mul(tw[j - 4], w4, P);
-	ntt_twiddles_block(tw, N);
-}
-
-static void ntt_twiddles_invert(u64 *tw, size_t N, const struct ntt_prime *P)
-{
-	size_t j, h = N / 2;
-
-	if (h < 2)
-		return; /* w^0 alone */
-	for (j = 1; j < h - j; j++) {
-		u64 t = tw[j];
-
-		tw[j] = P->p - tw[h - j];
-		tw[h - j] = P->p - t;
-	}
-	if (j == h - j)
-		tw[j] = P->p - tw[j];
-	ntt_twiddles_block(tw, N);
-}
+#include "bn_ntt_impl.h"
 
 /*
  * The butterflies keep residues lazily reduced (Harvey, "Faster arithmetic
@@ -427,17 +289,42 @@ static void ntt_radix3(u64 *x, size_t M, int inverse, const struct ntt_prime *P)
 	}
 }
 
-/* the power-of-two part of a length: N itself, or N / 3 */
-static size_t ntt_pow2(size_t N)
+/*
+ * x[0..n) = the @bits-bit pieces of a (an limbs) mod p, fully reduced, n =
+ * __bn_ntt_pts(an, bits), 64 < bits <= 84: piece i is bits [bits i,
+ * bits i + bits) of a. With p = 2^62 - d, d < 2^47, a step v -> (v mod
+ * 2^62) + (v >> 62) d keeps v mod p: a piece below 2^84 falls below 2^62
+ * + 2^69 after one step, below 2^62 + 2^55 < 2p after the second.
+ */
+static size_t ntt_read_pieces(u64 *x, const u64 *a, size_t an, unsigned int bits, u64 p)
 {
-	return N & (N - 1) ? N / 3 : N;
+	const u64 m62 = (1ULL << 62) - 1, d = (1ULL << 62) - p;
+	const u64 hmask = (1ULL << (bits - 64)) - 1;
+	size_t i, n = __bn_ntt_pts(an, bits);
+
+	for (i = 0; i < n; i++) {
+		size_t pos = i * bits, j = pos / 64;
+		unsigned int s = pos % 64;
+		u64 l1 = j + 1 < an ? a[j + 1] : 0, l2 = j + 2 < an ? a[j + 2] : 0;
+		u64 lo = s ? a[j] >> s | l1 << (64 - s) : a[j];
+		u64 hi = (s ? l1 >> s | l2 << (64 - s) : l1) & hmask;
+		bn_u128 t = (bn_u128)(lo & m62) + (bn_u128)(hi << 2 | lo >> 62) * d;
+		u64 v = ((u64)t & m62) + (u64)(t >> 62) * d;
+
+		x[i] = mod_once(v, p);
+	}
+	return n;
 }
 
-/* x = a mod p, zero-padded to N points, then transformed (bit-reversed order) */
-noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *tw, int prime)
+/*
+ * x = a mod p, read in @bits-bit pieces (64: limbs), zero-padded to N
+ * points, then transformed (bit-reversed order)
+ */
+noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, unsigned int bits, size_t N,
+			 const u64 *tw, int prime)
 {
 	struct ntt_prime P;
-	size_t i, M = ntt_pow2(N);
+	size_t i, n = an, M = ntt_pow2(N);
 
 	ntt_prime_init(&P, prime);
 	/*
@@ -446,12 +333,15 @@ noinline void bn_ntt_fwd(u64 *x, const u64 *a, size_t an, size_t N, const u64 *t
 	 * (v mod 2^62) + (v >> 62) d < 2p (a limb can reach 4p + 2^48: 4p <
 	 * 2^64 here, a loop of subtractions ran up to four times)
 	 */
-	for (i = 0; i < an; i++) {
-		u64 v = a[i];
+	if (bits > 64)
+		n = ntt_read_pieces(x, a, an, bits, P.p);
+	else
+		for (i = 0; i < an; i++) {
+			u64 v = a[i];
 
-		x[i] = mod_once(v - (v >> 62) * P.p, P.p);
-	}
-	bn_zero(x + an, N - an);
+			x[i] = mod_once(v - (v >> 62) * P.p, P.p);
+		}
+	bn_zero(x + n, N - n);
 	if (M != N)
 		ntt_radix3(x, M, 0, &P);
 	for (i = 0; i < N; i += M)
@@ -485,132 +375,4 @@ noinline void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime)
 		ntt_dit(x + i, M, tw, 1, ntt_mod_of(&P));
 	if (M != N)
 		ntt_radix3(x, M, 1, &P);
-}
-
-/*
- * r (rn limbs) = sum of coefficient i * 2^(64 i), each coefficient from
- * its residues x[k][i] (each N R^-1 times the true residue): scaled, then
- * combined by Garner's method into three limbs, c = y1 + p1 (y2 + p2 y3).
- * x[0] may be r: limb i is written after residue i is read. What carries
- * past limb rn - 1 goes to @carry (two limbs), or nowhere when NULL (a
- * full product has none).
- */
-noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t N, u64 *carry)
-{
-	struct ntt_prime P[3];
-	u64 scale[3], c12, c13, c23, acc0 = 0, acc1 = 0, acc2 = 0;
-	size_t i;
-	int k;
-
-	for (k = 0; k < 3; k++) {
-		ntt_prime_init(&P[k], k);
-		/* (N R^-1)^-1 in Montgomery form: N^-1 R^2, so mont_mul(v, .) = v R / N */
-		scale[k] = mont_pow(to_mont(N % P[k].p, &P[k]), P[k].p - 2, &P[k]);
-		scale[k] = mont_mul(scale[k], P[k].r2, &P[k]);
-	}
-	/* p1^-1 mod p2, p1^-1 mod p3, p2^-1 mod p3, in Montgomery form */
-	c12 = mont_pow(to_mont(P[0].p % P[1].p, &P[1]), P[1].p - 2, &P[1]);
-	c13 = mont_pow(to_mont(P[0].p % P[2].p, &P[2]), P[2].p - 2, &P[2]);
-	c23 = mont_pow(to_mont(P[1].p % P[2].p, &P[2]), P[2].p - 2, &P[2]);
-	for (i = 0; i < rn; i++) {
-		u64 y1 = mont_mul(x[0][i], scale[0], &P[0]);
-		u64 y2 = mont_mul(x[1][i], scale[1], &P[1]);
-		u64 y3 = mont_mul(x[2][i], scale[2], &P[2]);
-		bn_u128 t, lo, hi;
-
-		/* p1 > p2 > p3 > p1 / 2: one subtraction reduces a residue to the next prime */
-		y2 = mont_mul(mod_sub(y2, mod_once(y1, P[1].p), P[1].p), c12, &P[1]);
-		y3 = mont_mul(mod_sub(y3, mod_once(y1, P[2].p), P[2].p), c13, &P[2]);
-		y3 = mont_mul(mod_sub(y3, mod_once(y2, P[2].p), P[2].p), c23, &P[2]);
-		/* c = y1 + p1 t, t = y2 + p2 y3 < p2 p3 < 2^124 */
-		t = (bn_u128)P[1].p * y3 + y2;
-		lo = (bn_u128)P[0].p * (u64)t + y1;
-		hi = (bn_u128)P[0].p * (u64)(t >> 64) + (u64)(lo >> 64);
-		/* acc += c (three limbs); limb i is done */
-		t = (bn_u128)acc0 + (u64)lo;
-		acc0 = (u64)t;
-		t = (bn_u128)acc1 + (u64)hi + (u64)(t >> 64);
-		acc1 = (u64)t;
-		acc2 += (u64)(hi >> 64) + (u64)(t >> 64);
-		r[i] = acc0;
-		acc0 = acc1;
-		acc1 = acc2;
-		acc2 = 0;
-		if ((i & 0xffff) == 0xffff)
-			bn_resched();
-	}
-	if (carry) {
-		carry[0] = acc0;
-		carry[1] = acc1;
-	}
-}
-
-size_t bn_ntt_itch(size_t rn, int sqr)
-{
-	return __bn_ntt_itch(rn, sqr);
-}
-
-/*
- * Prime 0 runs in the vector prime 1 then reuses; its first rn residues
- * (the rest are the zero padding's) wait in r, which does not overlap a
- * or b. Prime 2 runs in the second vector, so a product holds three
- * vectors at most (two for a square) beside the twiddles.
- */
-static void ntt_product(u64 *r, size_t rn, size_t N, const u64 *a, size_t an, const u64 *b,
-			size_t bn, u64 *scratch, u64 *carry)
-{
-	u64 *v[2] = {scratch, scratch + N};
-	u64 *tw = scratch + 2 * N, *y = tw + N / 2 + NTT_BLOCK / 2;
-	u64 *x[3] = {r, v[0], v[1]};
-	struct ntt_prime P;
-	int k;
-
-	for (k = 0; k < 3; k++) {
-		u64 *w = v[k == 2];
-
-		ntt_prime_init(&P, k);
-		ntt_twiddles(tw, ntt_pow2(N), &P);
-		bn_ntt_fwd(w, a, an, N, tw, k);
-		if (b) {
-			bn_ntt_fwd(y, b, bn, N, tw, k);
-			bn_ntt_pointwise(w, y, N, k);
-		} else {
-			bn_ntt_pointwise(w, w, N, k);
-		}
-		ntt_twiddles_invert(tw, ntt_pow2(N), &P);
-		bn_ntt_inv(w, N, tw, k);
-		if (k == 0)
-			bn_copyi(r, w, rn);
-	}
-	bn_ntt_crt(r, rn, x, N, carry);
-}
-
-/* r = a b (an + bn limbs), an, bn >= 1; scratch bn_ntt_itch(an + bn, 0) */
-noinline void bn_mul_ntt(u64 *r, const u64 *a, size_t an, const u64 *b, size_t bn, u64 *scratch)
-{
-	ntt_product(r, an + bn, __bn_ntt_len(an + bn), a, an, b, bn, scratch, NULL);
-}
-
-/* r = a^2 (2n limbs); scratch bn_ntt_itch(2n, 1) */
-noinline void bn_sqr_ntt(u64 *r, const u64 *a, size_t n, u64 *scratch)
-{
-	ntt_product(r, 2 * n, __bn_ntt_len(2 * n), a, n, NULL, n, scratch, NULL);
-}
-
-/*
- * r (N limbs) = a b mod (B^N - 1), N a transform length (__bn_ntt_len(N)
- * == N), 1 <= an, bn <= N: the cyclic convolution of length N (B^N = 1: each
- * coefficient still sums at most min(an, bn) products, within the three
- * primes' range), its carry past limb N - 1 added back at limb 0. r may
- * come out as B^N - 1, the other form of 0. Scratch bn_ntt_itch(N, 0).
- * GMP's mpn_mulmod_bnm1 serves its division the same way (the product
- * modulo B^N - 1 where the caller knows the result is small).
- */
-noinline void bn_mulmod_bnm1(u64 *r, size_t N, const u64 *a, size_t an, const u64 *b, size_t bn,
-			     u64 *scratch)
-{
-	u64 carry[2];
-
-	ntt_product(r, N, N, a, an, b, bn, scratch, carry);
-	bn_add_mod_bnm1(r, N, carry, 2);
 }

@@ -284,10 +284,10 @@ static void check_mul(int which, size_t an, size_t bn)
 	check_mul_fill(which, an, bn, 0);
 }
 
-/* a b mod (B^N - 1) against GMP, in exactly bn_ntt_itch(N, 0) scratch; @ones: all limbs 2^64 - 1 */
+/* a b mod (B^N - 1) against GMP in exactly bn_mulmod_bnm1_itch(N) scratch; @ones: limbs all ones */
 static void check_mulmod_bnm1(size_t N, size_t an, size_t bn, int ones)
 {
-	size_t itch = bn_ntt_itch(N, 0);
+	size_t itch = bn_mulmod_bnm1_itch(N);
 	u64 *a = xalloc(an), *b = xalloc(bn), *r = guarded(N), *s = guarded(itch);
 	mpz_t za, zb, zm, zr;
 
@@ -394,8 +394,12 @@ static void test_ntt(void)
 		check_mul(M_MULN, n, n);
 	for (n = BN_SQR_NTT_THRESHOLD - 1; n <= BN_SQR_NTT_THRESHOLD + 1; n++)
 		check_mul(M_SQRN, n, n);
-	/* the full transforms below the thresholds (__bn_ntt_pays): their edges */
-	for (n = 3583; n <= 4097; n += n == 3584 ? 511 : 1) {
+	/*
+	 * the edges of __bn_ntt_pays()'s band below BN_NTT_SPARSE_MAX: 12288
+	 * points from 5121 limbs, 3/4 full from 5760; and of the 80-bit
+	 * pieces' lengths (8192 points up to 5120 limbs)
+	 */
+	for (n = 5119; n <= 5762; n += n == 5122 ? 636 : 1) {
 		check_mul(M_MULN, n, n);
 		check_mul(M_SQRN, n, n);
 	}
