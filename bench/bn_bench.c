@@ -186,7 +186,7 @@ static const struct {
 	{"sqr_toom4", BN_SQR_TOOM4_THRESHOLD},
 	{"mul_ntt", BN_MUL_NTT_THRESHOLD},
 	{"sqr_ntt", BN_SQR_NTT_THRESHOLD},
-	{"ntt_sparse_max", BN_NTT_SPARSE_MAX},
+	{"ntt_full_min", BN_NTT_FULL_MIN},
 	{"dec_dc", BN_DEC_DC_THRESHOLD},
 };
 

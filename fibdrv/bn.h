@@ -45,19 +45,19 @@
 #define BN_SQR_TOOM4_THRESHOLD 1400
 #endif
 #ifndef BN_MUL_NTT_THRESHOLD
-#define BN_MUL_NTT_THRESHOLD 3500
+#define BN_MUL_NTT_THRESHOLD 3400
 #endif
 #ifndef BN_SQR_NTT_THRESHOLD
 #define BN_SQR_NTT_THRESHOLD 3500
 #endif
 /*
- * Above those, and below this many limbs, bn_mul_n()/bn_sqr_n() take the
- * NTT only where the product fills at least 3/4 of its transform: its cost
- * steps with the length (2^k or 3 2^k points), Toom-4's grows smoothly
- * (__bn_ntt_pays()).
+ * Below those, bn_mul_n()/bn_sqr_n() still take the NTT from this many
+ * limbs where its transform has at most 1.6 points per limb of n: its
+ * cost steps with the length (2^k or 3 2^k points), Toom-4's grows
+ * smoothly (__bn_ntt_pays()).
  */
-#ifndef BN_NTT_SPARSE_MAX
-#define BN_NTT_SPARSE_MAX 6000
+#ifndef BN_NTT_FULL_MIN
+#define BN_NTT_FULL_MIN 2400
 #endif
 /* Below this many limbs the D&C decimal conversion uses the simple one. */
 #ifndef BN_DEC_DC_THRESHOLD

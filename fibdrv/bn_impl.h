@@ -108,59 +108,80 @@ static inline size_t __bn_ntt_len(size_t rn)
 
 /*
  * A full product by NTT reads its operands in pieces of 64 bits (limbs) or
- * BN_NTT_BITS (bn_ntt_mul.c): an limbs make __bn_ntt_pts(an, bits) points,
- * and their product na + nb - 1 points, at most __bn_ntt_prod_pts(rn) for
- * any an + bn = rn (na + nb - 1 <= (64 rn + 78) / 80).
+ * of BN_NTT_BITS_MIN..BN_NTT_BITS_MAX bits (bn_ntt_mul.c): an limbs make
+ * __bn_ntt_pts(an, bits) points. A coefficient of the product sums at most
+ * min(na, nb) products of two pieces, so it stays below the three primes'
+ * product P (p1 p2 p3 > 2^185.9998) while min(na, nb) <= __bn_ntt_cap(bits)
+ * = floor((P - 1) / (2^bits - 1)^2) (checked against GMP by the unit tests).
  */
-#define BN_NTT_BITS 80
+#define BN_NTT_BITS_MIN 80
+#define BN_NTT_BITS_MAX 88
+
+static inline size_t __bn_ntt_cap(unsigned int bits)
+{
+	static const u32 cap[] = {67103824, 16775956, 4193989, 1048497, 262124,
+				  65531,    16382,    4095,    1023};
+
+	return cap[bits - BN_NTT_BITS_MIN];
+}
 
 static inline size_t __bn_ntt_pts(size_t an, unsigned int bits)
 {
 	return (64 * an + bits - 1) / bits;
 }
 
-static inline size_t __bn_ntt_prod_pts(size_t rn)
-{
-	return (64 * rn + 2 * (BN_NTT_BITS - 1)) / BN_NTT_BITS - 1;
-}
-
-/* the transform length of a full rn-limb product (at most: see above) */
+/*
+ * The transform length of a full rn-limb product, at most: with 80-bit
+ * pieces (allowed for every an + bn = rn while the shorter operand has at
+ * most __bn_ntt_cap(80) points, 2^26), na + nb - 1 <= (64 rn + 78) / 80;
+ * else limbs.
+ */
 static inline size_t __bn_ntt_prod_len(size_t rn)
 {
-	return __bn_ntt_len(__bn_ntt_prod_pts(rn));
+	if (__bn_ntt_pts(rn / 2, BN_NTT_BITS_MIN) > __bn_ntt_cap(BN_NTT_BITS_MIN))
+		return __bn_ntt_len(rn - 1);
+	return __bn_ntt_len((64 * rn + 2 * (BN_NTT_BITS_MIN - 1)) / BN_NTT_BITS_MIN - 1);
 }
 
 /*
- * How a full an x bn product is transformed: in BN_NTT_BITS-bit pieces
- * where that makes the transform shorter, else in limbs (the same length:
- * limbs are cheaper to read and to recombine). N <= __bn_ntt_prod_len().
+ * How a full an x bn product is transformed: in the pieces that make the
+ * transform shortest, the narrowest of those (most margin below P), or in
+ * limbs when pieces do not shorten it (limbs are cheaper to read and to
+ * recombine). N <= __bn_ntt_prod_len(an + bn): 80 bits are among the
+ * candidates whenever that bound counts on them.
  */
 struct bn_ntt_shape {
-	unsigned int bits; /* 64 or BN_NTT_BITS */
+	unsigned int bits; /* 64, or BN_NTT_BITS_MIN..BN_NTT_BITS_MAX */
 	size_t np, N;	   /* the product's points, the transform length */
 };
 
 static inline struct bn_ntt_shape __bn_ntt_shape(size_t an, size_t bn)
 {
-	size_t np = __bn_ntt_pts(an, BN_NTT_BITS) + __bn_ntt_pts(bn, BN_NTT_BITS) - 1;
+	struct bn_ntt_shape best = {64, an + bn - 1, __bn_ntt_len(an + bn - 1)};
+	unsigned int b;
 
-	if (__bn_ntt_len(np) < __bn_ntt_len(an + bn - 1))
-		return (struct bn_ntt_shape){BN_NTT_BITS, np, __bn_ntt_len(np)};
-	return (struct bn_ntt_shape){64, an + bn - 1, __bn_ntt_len(an + bn - 1)};
+	for (b = BN_NTT_BITS_MAX; b >= BN_NTT_BITS_MIN; b--) {
+		size_t na = __bn_ntt_pts(an, b), nb = __bn_ntt_pts(bn, b);
+		size_t N = __bn_ntt_len(na + nb - 1);
+
+		if ((na < nb ? na : nb) > __bn_ntt_cap(b) || N > best.N ||
+		    (N == best.N && best.bits == 64))
+			continue;
+		best = (struct bn_ntt_shape){b, na + nb - 1, N};
+	}
+	return best;
 }
 
 /*
- * Does a balanced n x n product take the NTT: from its threshold, but
- * below BN_NTT_SPARSE_MAX limbs only where the product's points fill at
- * least 3/4 of its transform. Just past a length (n a little above 5120:
- * 12288 points, 2/3 full) the transform lost to Toom-4 by 1-10%, at 3/4
- * and above it won (bn_bench --tune, docs/bignum.md).
+ * Does a balanced n x n product take the NTT: from its threshold, and
+ * below it from BN_NTT_FULL_MIN where the transform has at most 1.6 points
+ * per limb (the widest pieces filling 4096 points: 2560-2784 limbs, where
+ * it took 0.77-0.89 of Toom-4's time, 1.0-1.26 just past 2784).
+ * bn_bench --tune and docs/bignum.md have the crossovers.
  */
 static inline int __bn_ntt_pays(size_t n, size_t threshold)
 {
-	struct bn_ntt_shape sh = __bn_ntt_shape(n, n);
-
-	return n >= threshold && (n >= BN_NTT_SPARSE_MAX || 4 * sh.np >= 3 * sh.N);
+	return n >= threshold || (n >= BN_NTT_FULL_MIN && 5 * __bn_ntt_shape(n, n).N <= 8 * n);
 }
 
 /* the sub-transforms that bn_ntt.c runs stage by stage, with their own twiddles */
@@ -186,17 +207,16 @@ static inline size_t __bn_ntt_itch(size_t rn, int sqr)
  * 6h + S(h), Toom-3 16(k + 1) + S(k + 1), Toom-4 22(k + 1) + S(k + 1)
  * (17(k + 1) + S(k + 1) squaring); 10n + 200 dominates them all for
  * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
- * Toom-4 may run up to BN_NTT_SPARSE_MAX (__bn_ntt_pays()); the NTT's
- * scratch, at most 3.5 (64/80) 2 (4/3) n + 512 limbs there, stays under
- * 10n + 200. From BN_NTT_SPARSE_MAX the NTT's alone, which the Tooms'
- * subproducts never reach, but never below the Tooms' bound under it:
- * monotone in n.
+ * Below its threshold the NTT's scratch, at most 3.5 (1.6 n) + 512 limbs
+ * (__bn_ntt_pays()), stays under that too. Above it the NTT's, which
+ * the Tooms' subproducts never reach, but never below the Tooms' bound
+ * under the threshold: monotone in n.
  */
 static inline size_t __bn_ntt_n_itch(size_t n, size_t threshold, int sqr)
 {
-	size_t ntt, below = 10 * (BN_NTT_SPARSE_MAX - 1) + 200;
+	size_t ntt, below = 10 * (threshold - 1) + 200;
 
-	if (n < threshold || n < BN_NTT_SPARSE_MAX)
+	if (n < threshold)
 		return 10 * n + 200;
 	ntt = __bn_ntt_itch(2 * n, sqr);
 	return ntt > below ? ntt : below;

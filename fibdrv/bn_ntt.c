@@ -4,7 +4,7 @@
  * stages of the products above Toom-4 (bn_ntt_mul.c), integer arithmetic
  * only (no FPU in the kernel).
  *
- * An operand's pieces (limbs or 80-bit pieces, bn_ntt_mul.c says which)
+ * An operand's pieces (limbs or 80-88 bits, __bn_ntt_shape() says which)
  * are the coefficients of a polynomial; per prime p < 2^62 (3 2^40 |
  * p - 1): the forward transform (decimation in frequency, natural order
  * in, bit-reversed out), the pointwise product, the inverse transform
@@ -291,10 +291,10 @@ static void ntt_radix3(u64 *x, size_t M, int inverse, const struct ntt_prime *P)
 
 /*
  * x[0..n) = the @bits-bit pieces of a (an limbs) mod p, fully reduced, n =
- * __bn_ntt_pts(an, bits), 64 < bits <= 84: piece i is bits [bits i,
+ * __bn_ntt_pts(an, bits), 64 < bits <= 88: piece i is bits [bits i,
  * bits i + bits) of a. With p = 2^62 - d, d < 2^47, a step v -> (v mod
- * 2^62) + (v >> 62) d keeps v mod p: a piece below 2^84 falls below 2^62
- * + 2^69 after one step, below 2^62 + 2^55 < 2p after the second.
+ * 2^62) + (v >> 62) d keeps v mod p: a piece below 2^88 falls below 2^62
+ * + 2^73 after one step, below 2^62 + 2^59 < 2p after the second.
  */
 static size_t ntt_read_pieces(u64 *x, const u64 *a, size_t an, unsigned int bits, u64 p)
 {

@@ -4,12 +4,15 @@
  * the transforms): the twiddle tables, the three primes' passes, and the
  * recombination of each coefficient's residues into limbs.
  *
- * A full product cuts its operands into 80-bit pieces (BN_NTT_BITS), not
- * limbs: a coefficient of the product of two such polynomials is below
- * min(na, nb) 2^160, within the primes' range (p1 p2 p3 > 2^185) while
- * min(na, nb) < 2^25, so the transform is 64/80 as long (F(10^7)'s last
- * squares: 98,304 points instead of 131,072). A product modulo B^N - 1
- * keeps limbs: its cyclic convolution wraps at a limb.
+ * A full product cuts its operands into pieces of 80 to 88 bits, not
+ * limbs, where that makes the transform shorter (__bn_ntt_shape()): a
+ * coefficient of the product of two such polynomials is below min(na, nb)
+ * 2^(2 bits), within the primes' range (p1 p2 p3 > 2^185) for
+ * min(na, nb) up to __bn_ntt_cap(bits) (2^26 points at 80 bits, 2^10 at
+ * 88), so the transform is 64/bits as long (F(10^7)'s last squares:
+ * 98,304 points instead of 131,072; F(10^6)'s last product 8192 instead
+ * of 12,288). A product modulo B^N - 1 keeps limbs: its cyclic
+ * convolution wraps at a limb.
  */
 #include "bn_ntt_impl.h"
 
@@ -181,7 +184,7 @@ noinline void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t np, unsigned
 	if (bits == 64)
 		ntt_crt_run(r, rn, x, np, 64, &C, carry);
 	else
-		ntt_crt_run(r, rn, x, np, BN_NTT_BITS, &C, carry);
+		ntt_crt_run(r, rn, x, np, bits, &C, carry);
 }
 
 size_t bn_ntt_itch(size_t rn, int sqr)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "bn_check.h"
+#include "bn_ntt_impl.h"
 
 /* ---- primitives ------------------------------------------------------------ */
 
@@ -349,6 +350,52 @@ static void check_ntt_limbs_past_4p(void)
 	check_product(M_NTT, a, 7, b, 139);
 }
 
+/*
+ * The pieces' widths (__bn_ntt_shape): each cap is the largest count of
+ * points whose coefficients stay below the primes' product P, checked
+ * with GMP; and for each width from 80 to 88 bits the largest n below
+ * 8000 whose n x n product takes it (the most points, nearest its cap)
+ * multiplied with all-ones operands, the largest coefficients.
+ */
+static void test_ntt_pieces(void)
+{
+	size_t n, widest[BN_NTT_BITS_MAX + 1] = {0};
+	unsigned int b;
+	mpz_t P, m, t;
+
+	group_begin();
+	mpz_inits(P, m, t, NULL);
+	mpz_set_ui(P, 1);
+	for (b = 0; b < 3; b++)
+		mpz_mul_ui(P, P, ntt_p[b]);
+	for (b = BN_NTT_BITS_MIN; b <= BN_NTT_BITS_MAX; b++) {
+		mpz_ui_pow_ui(m, 2, b);
+		mpz_sub_ui(m, m, 1);
+		mpz_mul(m, m, m);
+		mpz_mul_ui(t, m, __bn_ntt_cap(b));
+		if (mpz_cmp(t, P) >= 0)
+			fail("__bn_ntt_cap(%u) = %zu: its coefficients reach P", b,
+			     __bn_ntt_cap(b));
+		mpz_add(t, t, m);
+		if (mpz_cmp(t, P) < 0)
+			fail("__bn_ntt_cap(%u) = %zu: one more point still fits", b,
+			     __bn_ntt_cap(b));
+	}
+	mpz_clears(P, m, t, NULL);
+	for (n = 1; n < 8000; n++)
+		widest[__bn_ntt_shape(n, n).bits] = n;
+	for (b = BN_NTT_BITS_MIN; b <= BN_NTT_BITS_MAX; b++) {
+		if (!widest[b]) {
+			fail("no n x n product below 8000 limbs takes %u-bit pieces", b);
+			continue;
+		}
+		check_mul_fill(M_SQRNTT, widest[b], widest[b], 1);
+		check_mul_fill(M_NTT, widest[b], widest[b], 1);
+		check_mul(M_NTT, widest[b], widest[b]);
+	}
+	group_end("NTT pieces: caps against GMP, each width 80..88 at its most points, all-ones");
+}
+
 static void test_ntt(void)
 {
 	static const size_t big[] = {1023, 1024, 1025, 2048, 4097, 33000};
@@ -394,14 +441,18 @@ static void test_ntt(void)
 		check_mul(M_MULN, n, n);
 	for (n = BN_SQR_NTT_THRESHOLD - 1; n <= BN_SQR_NTT_THRESHOLD + 1; n++)
 		check_mul(M_SQRN, n, n);
-	/*
-	 * the edges of __bn_ntt_pays()'s band below BN_NTT_SPARSE_MAX: 12288
-	 * points from 5121 limbs, 3/4 full from 5760; and of the 80-bit
-	 * pieces' lengths (8192 points up to 5120 limbs)
-	 */
-	for (n = 5119; n <= 5762; n += n == 5122 ? 636 : 1) {
-		check_mul(M_MULN, n, n);
-		check_mul(M_SQRN, n, n);
+	/* every size where __bn_ntt_pays() changes its mind, and the size below */
+	for (n = BN_NTT_FULL_MIN; n <= BN_SQR_NTT_THRESHOLD + 1; n++) {
+		if (__bn_ntt_pays(n, BN_MUL_NTT_THRESHOLD) !=
+		    __bn_ntt_pays(n - 1, BN_MUL_NTT_THRESHOLD)) {
+			check_mul(M_MULN, n - 1, n - 1);
+			check_mul(M_MULN, n, n);
+		}
+		if (__bn_ntt_pays(n, BN_SQR_NTT_THRESHOLD) !=
+		    __bn_ntt_pays(n - 1, BN_SQR_NTT_THRESHOLD)) {
+			check_mul(M_SQRN, n - 1, n - 1);
+			check_mul(M_SQRN, n, n);
+		}
 	}
 	check_mul(M_MUL, 3 * BN_MUL_NTT_THRESHOLD + 7, BN_MUL_NTT_THRESHOLD + 5);
 	check_mul(M_MUL, 2 * BN_MUL_NTT_THRESHOLD + 100, 2 * BN_MUL_NTT_THRESHOLD - 50);
@@ -464,6 +515,7 @@ int main(void)
 	test_shift_mul1_div1();
 	test_mul();
 	test_ntt();
+	test_ntt_pieces();
 	test_invert_divrem();
 	test_dec();
 	test_values();
