@@ -142,8 +142,9 @@ void bn_ntt_inv(u64 *x, size_t N, const u64 *tw, int prime);
 void bn_ntt_crt(u64 *r, size_t rn, u64 *const x[3], size_t np, unsigned int bits, size_t N,
 		u64 *carry);
 /*
- * r (N limbs) = a b mod (B^N - 1), N a transform length (2^k or 3 2^k),
- * an, bn <= N; scratch bn_mulmod_bnm1_itch(N)
+ * r (N limbs) = a b mod (B^N - 1), an, bn <= N, N a transform length (2^k
+ * or 3 2^k) or one that __bn_bnm1_size() gives (bn_impl.h); scratch
+ * bn_mulmod_bnm1_itch(N)
  */
 size_t bn_mulmod_bnm1_itch(size_t N);
 void bn_mulmod_bnm1(u64 *r, size_t N, const u64 *a, size_t an, const u64 *b, size_t bn,

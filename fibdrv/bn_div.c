@@ -104,14 +104,14 @@ static void bn_divrem_sizes(size_t T, size_t dn, size_t xn, size_t *qen, size_t 
  * residue modulo B^Nw - 1 (Nw >= dn + 3) gives it exactly; the low limb,
  * computed directly, catches the coarse-inverse case where it would not.
  */
-static size_t bn_divrem_wrap_len(size_t qen, size_t dn, size_t W)
+static __always_inline size_t bn_divrem_wrap_len(size_t qen, size_t dn, size_t W)
 {
 	size_t Nw;
 
 	if (qen < BN_MUL_NTT_THRESHOLD || dn < BN_MUL_NTT_THRESHOLD)
 		return 0;
-	Nw = __bn_ntt_len((qen > dn ? qen : dn) + 3);
-	if (Nw > W || Nw >= __bn_ntt_prod_len(qen + dn))
+	Nw = __bn_bnm1_size((qen > dn ? qen : dn) + 3, qen, dn);
+	if (Nw > W || __bn_bnm1_shape(Nw).N >= __bn_ntt_shape(qen, dn).N)
 		return 0;
 	return Nw;
 }
@@ -132,7 +132,7 @@ noinline size_t bn_divrem_itch_sizes(size_t T, size_t dn, size_t xn)
 	prod = 2 * T + 2 + bn_mul_n_itch(T + 1);
 	Nw = bn_divrem_wrap_len(qen, dn, W);
 	if (Nw)
-		m = __bn_ntt_len_itch(Nw, 0);
+		m = __bn_bnm1_itch(Nw);
 	else
 		m = __bn_mul_itch_at(qen > dn ? qen : dn, qen < dn ? qen : dn);
 	return qen + W + (m > prod ? m : prod);

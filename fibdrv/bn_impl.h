@@ -203,6 +203,56 @@ static inline size_t __bn_ntt_itch(size_t rn, int sqr)
 }
 
 /*
+ * A product modulo B^Nw - 1 (bn_mulmod_bnm1) is a cyclic convolution of
+ * N points of @bits bits with bits N = 64 Nw: limbs (Nw a transform
+ * length) or pieces of 80..88 bits (Nw = bits N / 64, never a transform
+ * length: the shape is Nw's alone). {0, 0, 0} for no such Nw.
+ */
+static inline struct bn_ntt_shape __bn_bnm1_shape(size_t Nw)
+{
+	unsigned int b;
+
+	if (__bn_ntt_len(Nw) == Nw)
+		return (struct bn_ntt_shape){64, Nw, Nw};
+	for (b = BN_NTT_BITS_MIN; b <= BN_NTT_BITS_MAX; b++) {
+		size_t N = 64 * Nw / b;
+
+		if (64 * Nw % b == 0 && __bn_ntt_len(N) == N)
+			return (struct bn_ntt_shape){b, N, N};
+	}
+	return (struct bn_ntt_shape){0, 0, 0};
+}
+
+/*
+ * The Nw >= @need whose product modulo B^Nw - 1 of an- and bn-limb
+ * operands (at most Nw each) takes the shortest transform: limbs, or the
+ * narrowest pieces reaching it within their cap.
+ */
+static inline size_t __bn_bnm1_size(size_t need, size_t an, size_t bn)
+{
+	size_t best = __bn_ntt_len(need), bestN = best;
+	unsigned int b;
+
+	for (b = BN_NTT_BITS_MAX; b >= BN_NTT_BITS_MIN; b--) {
+		size_t N = __bn_ntt_len((64 * need + b - 1) / b);
+		size_t na = __bn_ntt_pts(an, b), nb = __bn_ntt_pts(bn, b);
+
+		if (N % 64 || N > bestN || (N == bestN && best == bestN) ||
+		    (na < nb ? na : nb) > __bn_ntt_cap(b))
+			continue;
+		best = b * N / 64;
+		bestN = N;
+	}
+	return best;
+}
+
+/* bn_mulmod_bnm1()'s scratch for Nw limbs */
+static inline size_t __bn_bnm1_itch(size_t Nw)
+{
+	return __bn_ntt_len_itch(__bn_bnm1_shape(Nw).N, 0);
+}
+
+/*
  * Scratch bound for every balanced product of size <= n: Karatsuba needs
  * 6h + S(h), Toom-3 16(k + 1) + S(k + 1), Toom-4 22(k + 1) + S(k + 1)
  * (17(k + 1) + S(k + 1) squaring); 10n + 200 dominates them all for

@@ -85,8 +85,8 @@ static int bn_invert_wrapped(u64 *pd, size_t m, const u64 *d, size_t n, const u6
 
 	if (n < BN_MUL_NTT_THRESHOLD || h + 1 < BN_MUL_NTT_THRESHOLD)
 		return -1;
-	Nw = __bn_ntt_len(n + 3);
-	if (Nw > m + 1 || Nw >= __bn_ntt_prod_len(n + h + 1))
+	Nw = __bn_bnm1_size(n + 3, n, h + 1);
+	if (Nw > m + 1 || __bn_bnm1_shape(Nw).N >= __bn_ntt_shape(n, h + 1).N)
 		return -1;
 	bn_mulmod_bnm1(pd, Nw, d, n, vh, h + 1, scr);
 	/* D = d vh - B^m modulo B^Nw - 1, B^m = B^(m mod Nw) there */

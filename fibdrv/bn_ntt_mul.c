@@ -192,9 +192,9 @@ size_t bn_ntt_itch(size_t rn, int sqr)
 	return __bn_ntt_itch(rn, sqr);
 }
 
-size_t bn_mulmod_bnm1_itch(size_t N)
+size_t bn_mulmod_bnm1_itch(size_t Nw)
 {
-	return __bn_ntt_len_itch(N, 0);
+	return __bn_bnm1_itch(Nw);
 }
 
 /*
@@ -251,20 +251,24 @@ noinline void bn_sqr_ntt(u64 *r, const u64 *a, size_t n, u64 *scratch)
 }
 
 /*
- * r (N limbs) = a b mod (B^N - 1), N a transform length (__bn_ntt_len(N)
- * == N), 1 <= an, bn <= N: the cyclic convolution of N limbs (B^N = 1:
- * each coefficient still sums at most min(an, bn) products, within the
- * three primes' range), its carry past limb N - 1 added back at limb 0.
- * r may come out as B^N - 1, the other form of 0. Scratch
- * bn_mulmod_bnm1_itch(N). GMP's mpn_mulmod_bnm1 serves its division the
+ * r (Nw limbs) = a b mod (B^Nw - 1), 1 <= an, bn <= Nw, Nw a transform
+ * length (limbs) or bits N / 64 for a length N and pieces of 80..88 bits
+ * within their cap (__bn_bnm1_size() picks it, __bn_bnm1_shape() reads
+ * it back): the cyclic convolution of N points (2^(bits N) = B^Nw = 1:
+ * each coefficient still sums at most min(na, nb) products, within the
+ * three primes' range), its carry past limb Nw - 1 (below 2^(186 - 64)
+ * with limbs, 2^(186 - 80) with pieces: two limbs) added back at limb 0.
+ * r may come out as B^Nw - 1, the other form of 0. Scratch
+ * bn_mulmod_bnm1_itch(Nw). GMP's mpn_mulmod_bnm1 serves its division the
  * same way (the product modulo B^N - 1 where the caller knows the result
  * is small).
  */
-noinline void bn_mulmod_bnm1(u64 *r, size_t N, const u64 *a, size_t an, const u64 *b, size_t bn,
+noinline void bn_mulmod_bnm1(u64 *r, size_t Nw, const u64 *a, size_t an, const u64 *b, size_t bn,
 			     u64 *scratch)
 {
+	struct bn_ntt_shape sh = __bn_bnm1_shape(Nw);
 	u64 carry[2];
 
-	ntt_product(r, N, N, 64, N, a, an, b, bn, scratch, carry);
-	bn_add_mod_bnm1(r, N, carry, 2);
+	ntt_product(r, Nw, sh.np, sh.bits, sh.N, a, an, b, bn, scratch, carry);
+	bn_add_mod_bnm1(r, Nw, carry, 2);
 }

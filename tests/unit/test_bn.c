@@ -435,7 +435,22 @@ static void test_ntt(void)
 		check_mulmod_bnm1(N, N, 1, 0);
 		check_mulmod_bnm1(N, 1, 1, 1);
 	}
-	group_end("bn_mulmod_bnm1: a b mod B^N - 1, N = 4..12288, full and short operands, all-ones");
+	/* lengths __bn_bnm1_size() makes of 80..88-bit pieces (5403 -> 86 bits x 4096 = 5504 limbs)
+	 */
+	for (i = 0; i < 4; i++) {
+		static const size_t need[] = {300, 1000, 5403, 9000};
+		size_t N = __bn_bnm1_size(need[i], need[i], need[i]);
+
+		if (__bn_bnm1_shape(N).bits == 64 && need[i] == 5403)
+			fail("__bn_bnm1_size(5403) = %zu: limbs, not pieces", N);
+		check_mulmod_bnm1(N, N, N, 0);
+		check_mulmod_bnm1(N, N, N, 1);
+		check_mulmod_bnm1(N, N - 1, N / 2 + 1, 0);
+		check_mulmod_bnm1(N, N, 1, 0);
+		check_mulmod_bnm1(N, 1, 1, 1);
+	}
+	group_end("bn_mulmod_bnm1: a b mod B^N - 1, N = 4..12288 in limbs and in pieces, full and "
+		  "short operands, all-ones");
 	group_begin();
 	for (n = BN_MUL_NTT_THRESHOLD - 1; n <= BN_MUL_NTT_THRESHOLD + 1; n++)
 		check_mul(M_MULN, n, n);
