@@ -259,14 +259,12 @@ static void check_product(int which, const u64 *a, size_t an, const u64 *b, size
 }
 
 /*
- * check_product() of random operands; @ones 1: every limb 2^64 - 1, the
- * largest convolution coefficients; 2: every other limb of a, then b (past
- * 4p for the NTT) beside random ones
+ * Random operands; @ones 1: every limb 2^64 - 1, the largest convolution
+ * coefficients; 2: every other limb of a, then b (past 4p for the NTT)
+ * beside random ones
  */
-static void check_mul_fill(int which, size_t an, size_t bn, int ones)
+static void fill_operands(u64 *a, size_t an, u64 *b, size_t bn, int ones)
 {
-	u64 *a = xalloc(an), *b = xalloc(bn);
-
 	rnd_limbs(a, an);
 	rnd_limbs(b, bn);
 	if (ones == 1) {
@@ -275,6 +273,14 @@ static void check_mul_fill(int which, size_t an, size_t bn, int ones)
 	}
 	for (size_t i = 0; ones == 2 && i < an + bn; i += 2) /* every other limb 2^64 - 1 >= 4p */
 		(i < an ? a : b)[i < an ? i : i - an] = ~0ULL;
+}
+
+/* check_product() of fill_operands() */
+static void check_mul_fill(int which, size_t an, size_t bn, int ones)
+{
+	u64 *a = xalloc(an), *b = xalloc(bn);
+
+	fill_operands(a, an, b, bn, ones);
 	check_product(which, a, an, b, bn);
 	free(a);
 	free(b);
@@ -285,7 +291,7 @@ static void check_mul(int which, size_t an, size_t bn)
 	check_mul_fill(which, an, bn, 0);
 }
 
-/* a b mod (B^N - 1) against GMP in exactly bn_mulmod_bnm1_itch(N) scratch; @ones: limbs all ones */
+/* a b mod (B^N - 1) against GMP in exactly bn_mulmod_bnm1_itch(N) scratch, fill_operands() */
 static void check_mulmod_bnm1(size_t N, size_t an, size_t bn, int ones)
 {
 	size_t itch = bn_mulmod_bnm1_itch(N);
@@ -293,14 +299,7 @@ static void check_mulmod_bnm1(size_t N, size_t an, size_t bn, int ones)
 	mpz_t za, zb, zm, zr;
 
 	mpz_inits(za, zb, zm, zr, NULL);
-	rnd_limbs(a, an);
-	rnd_limbs(b, bn);
-	if (ones == 1) {
-		memset(a, 0xff, an * sizeof(*a));
-		memset(b, 0xff, bn * sizeof(*b));
-	}
-	for (size_t i = 0; ones == 2 && i < an + bn; i += 2) /* every other limb 2^64 - 1 >= 4p */
-		(i < an ? a : b)[i < an ? i : i - an] = ~0ULL;
+	fill_operands(a, an, b, bn, ones);
 	bn_mulmod_bnm1(r, N, a, an, b, bn, s);
 	to_mpz(za, a, an);
 	to_mpz(zb, b, bn);
