@@ -148,6 +148,24 @@ static inline int bn_mul_k_ok(void)
  * limb in cy. The counters go up to 0 with
  * lea/jrcxz, which keep the flags.
  */
+/*
+ * The 4-limb blocks from limb i on, then the carries into cy: CF's, and
+ * OF's when adding r (lo, free by then, holds the zero: mov keeps the
+ * flags). The loop is 16-byte aligned.
+ */
+#define BN_X86_MULX_BLOCKS(add_r)						\
+	"movq %[i], %[c]\n\t"							\
+	"jrcxz 4f\n\t"								\
+	".p2align 4\n\t"							\
+	"3:\n\t"								\
+	BN_X86_MULX_4(add_r)							\
+	"leaq 4(%[c]), %[c]\n\t"						\
+	"jrcxz 4f\n\t"								\
+	"jmp 3b\n\t"								\
+	"4:\n\t"								\
+	"movl $0, %k[lo]\n\t"							\
+	"adcx %[lo], %[cy]\n\t"							\
+	add_r("%[lo]", "%[cy]")
 #define BN_X86_MULX_1_NEXT(add_r)						\
 	BN_X86_MULX_1(add_r)							\
 	"leaq 1(%[i]), %[i]\n\t"
@@ -170,16 +188,7 @@ static inline int bn_mul_k_ok(void)
 	BN_X86_MULX_1_NEXT(add_r)						\
 	BN_X86_MULX_1_NEXT(add_r)						\
 	"2:\n\t"								\
-	"movq %[i], %[c]\n\t"							\
-	"jrcxz 4f\n\t"								\
-	"3:\n\t"								\
-	BN_X86_MULX_4(add_r)							\
-	"leaq 4(%[c]), %[c]\n\t"						\
-	"jrcxz 4f\n\t"								\
-	"jmp 3b\n\t"								\
-	"4:\n\t"								\
-	"adcx %[zero], %[cy]\n\t"						\
-	add_r("%[zero]", "%[cy]")
+	BN_X86_MULX_BLOCKS(add_r)
 /*
  * r[0 .. n) = (add ? r : 0) + a * b; returns the carry limb.  One body
  * for both operations: add_r is BN_X86_ADD_R or BN_X86_NO_R.
@@ -189,16 +198,60 @@ static inline int bn_mul_k_ok(void)
 		const u64 *ae = (a_) + (n_);						\
 		u64 *re = (r_) + (n_);							\
 		long i = -(long)(n_), c = -(long)((n_) & 3);				\
-		u64 lo, hi, zero;							\
+		u64 lo, hi;								\
 											\
 		__asm__ volatile(							\
-			"xorl %k[zero], %k[zero]\n\t" /* zero = 0 */		\
 			BN_X86_MULX_ROW_LOOPS(add_r)					\
 			: [c] "+c"(c), [i] "+r"(i), [lo] "=&r"(lo), [hi] "=&r"(hi),	\
-			  [cy] "+r"(cy_), [zero] "=&r"(zero)				\
+			  [cy] "+r"(cy_)						\
 			: [ae] "r"(ae), [re] "r"(re), "d"(b_)				\
 			: "cc", "memory");						\
 	} while (0)
+/* clang-format on */
+
+/* clang-format off */
+/*
+ * The rows kernels' heads: h single limbs in straight-line code, the h of
+ * a row fixed where the rows are laid out, not chosen per row.
+ */
+#define BN_X86_HEAD_0 ""
+#define BN_X86_HEAD_1 BN_X86_MULX_1_NEXT(BN_X86_ADD_R)
+#define BN_X86_HEAD_2 BN_X86_HEAD_1 BN_X86_HEAD_1
+#define BN_X86_HEAD_3 BN_X86_HEAD_2 BN_X86_HEAD_1
+/*
+ * One row of r[.. re) += a[.. ae) * (bp), its length -nneg = 4k + h, the
+ * head of h singles given: CF = OF = 0 (xor), the head, the 4-limb blocks,
+ * the carry limb stored at re; then re and bp move on by a limb (a
+ * product's next row ends a limb further; so does a triangle's, which also
+ * starts two further).
+ */
+#define BN_X86_ROW(head)							\
+	"movq (%[bp]), %%rdx\n\t"						\
+	"movq %[nneg], %[i]\n\t"						\
+	"xorl %k[cy], %k[cy]\n\t"						\
+	"xorl %k[lo], %k[lo]\n\t"						\
+	head									\
+	BN_X86_MULX_BLOCKS(BN_X86_ADD_R)					\
+	"movq %[cy], (%[re])\n\t"						\
+	"leaq 8(%[re]), %[re]\n\t"						\
+	"leaq 8(%[bp]), %[bp]\n\t"
+/* a product's m rows, all of one length and so one head */
+#define BN_X86_PRODUCT_ROWS(head)						\
+	__asm__ volatile("5:\n\t"						\
+			 BN_X86_ROW(head)					\
+			 "decq %[m]\n\t"					\
+			 "jnz 5b\n\t"						\
+			 : [c] "=&c"(c), [i] "=&r"(i), [lo] "=&r"(lo), [hi] "=&r"(hi), \
+			   [cy] "=&r"(cy), [re] "+r"(re), [bp] "+r"(b), [m] "+r"(m), \
+			   "=&d"(bj)						\
+			 : [ae] "r"(ae), [nneg] "r"(nneg)			\
+			 : "cc", "memory")
+/* a triangle's row, a limb shorter than the one before; the last ends it */
+#define BN_X86_TRIANGLE_ROW(head)						\
+	BN_X86_ROW(head)							\
+	"incq %[nneg]\n\t"							\
+	"decq %[m]\n\t"								\
+	"jz 9f\n\t"
 /* clang-format on */
 
 /*
@@ -208,9 +261,12 @@ static inline int bn_mul_k_ok(void)
  * squaring's triangle, each row a limb shorter and starting a limb
  * further into a). One asm block for all of them: a row's setup in C (its
  * pointers, the call of the row kernel, the carry's store) cost about a
- * quarter of a 16-limb row. Each row as BN_X86_MULX_ROW's
- * (BN_X86_MULX_ROW_LOOPS, which clears CF and OF), its carry limb cy
- * zeroed first.
+ * quarter of a 16-limb row, and choosing each row's head of n_j mod 4
+ * singles as the row starts (three compares and branches) up to a fifth
+ * of a 13- to 20-limb row. So the heads are laid out once: a product's
+ * rows all have n's head (one of four copies of the loop, chosen in C);
+ * a triangle's rows cycle through the four heads as they shorten, so its
+ * loop holds four rows, heads 3, 2, 1, 0, entered at the first row's.
  */
 static inline void bn_addmul_rows_k(u64 *r, const u64 *a, size_t n, const u64 *b, size_t m,
 				    long shrink)
@@ -218,30 +274,47 @@ static inline void bn_addmul_rows_k(u64 *r, const u64 *a, size_t n, const u64 *b
 	const u64 *ae = a + n;
 	u64 *re = r + n;
 	long nneg = -(long)n, i, c;
-	u64 lo, hi, cy, zero = 0, bj;
+	u64 lo, hi, cy, bj;
 
 	if (!m)
 		return;
+	if (!shrink) {
+		switch (n & 3) {
+		case 0:
+			BN_X86_PRODUCT_ROWS(BN_X86_HEAD_0);
+			break;
+		case 1:
+			BN_X86_PRODUCT_ROWS(BN_X86_HEAD_1);
+			break;
+		case 2:
+			BN_X86_PRODUCT_ROWS(BN_X86_HEAD_2);
+			break;
+		default:
+			BN_X86_PRODUCT_ROWS(BN_X86_HEAD_3);
+			break;
+		}
+		return;
+	}
 	/* clang-format off */
 	__asm__ volatile(
-		"5:\n\t"
-		"movq (%[bp]), %%rdx\n\t"
-		"movq %[nneg], %[i]\n\t"
 		"movq %[nneg], %[c]\n\t"
 		"negq %[c]\n\t"
 		"andq $3, %[c]\n\t"
-		"negq %[c]\n\t"
-		"xorl %k[cy], %k[cy]\n\t" /* cy = 0 */
-		BN_X86_MULX_ROW_LOOPS(BN_X86_ADD_R)
-		"movq %[cy], (%[re])\n\t"
-		"leaq 8(%[re]), %[re]\n\t"
-		"leaq 8(%[bp]), %[bp]\n\t"
-		"addq %[shrink], %[nneg]\n\t"
-		"decq %[m]\n\t"
-		"jnz 5b\n\t"
+		"cmpq $2, %[c]\n\t"
+		"je 12f\n\t"
+		"ja 13f\n\t"
+		"testq %[c], %[c]\n\t"
+		"jz 10f\n\t"
+		"jmp 11f\n\t"
+		"13:\n\t" BN_X86_TRIANGLE_ROW(BN_X86_HEAD_3)
+		"12:\n\t" BN_X86_TRIANGLE_ROW(BN_X86_HEAD_2)
+		"11:\n\t" BN_X86_TRIANGLE_ROW(BN_X86_HEAD_1)
+		"10:\n\t" BN_X86_TRIANGLE_ROW(BN_X86_HEAD_0)
+		"jmp 13b\n\t"
+		"9:\n\t"
 		: [c] "=&c"(c), [i] "=&r"(i), [lo] "=&r"(lo), [hi] "=&r"(hi), [cy] "=&r"(cy),
 		  [re] "+r"(re), [bp] "+r"(b), [m] "+r"(m), [nneg] "+r"(nneg), "=&d"(bj)
-		: [ae] "r"(ae), [zero] "r"(zero), [shrink] "r"(shrink)
+		: [ae] "r"(ae)
 		: "cc", "memory");
 	/* clang-format on */
 }
