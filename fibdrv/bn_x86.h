@@ -140,15 +140,6 @@ static inline int bn_mul_k_ok(void)
 #define BN_X86_ADD_R(src, dst) "adox " src ", " dst "\n\t"
 #define BN_X86_NO_R(src, dst) ""
 /*
- * A row from limb i = -n on, c = -(n mod 4) in rcx: the n mod 4 head
- * limbs singly, in straight-line code chosen before any arithmetic (a loop
- * of singles cost a misprediction at nearly every row of a squaring's
- * triangle, whose rows shorten by one), CF = OF = 0 from the test or the
- * xor of lo (the choice's cmp sets them); then 4-limb blocks, the carry
- * limb in cy. The counters go up to 0 with
- * lea/jrcxz, which keep the flags.
- */
-/*
  * The 4-limb blocks from limb i on, then the carries into cy: CF's, and
  * OF's when adding r (lo, free by then, holds the zero: mov keeps the
  * flags). The loop is 16-byte aligned.
@@ -169,6 +160,15 @@ static inline int bn_mul_k_ok(void)
 #define BN_X86_MULX_1_NEXT(add_r)						\
 	BN_X86_MULX_1(add_r)							\
 	"leaq 1(%[i]), %[i]\n\t"
+/*
+ * A row from limb i = -n on, c = -(n mod 4) in rcx: the n mod 4 head
+ * limbs singly, in straight-line code chosen before any arithmetic (a loop
+ * of singles cost a misprediction at nearly every row of a squaring's
+ * triangle, whose rows shorten by one), CF = OF = 0 from the test or the
+ * xor of lo (the choice's cmp sets them); then 4-limb blocks, the carry
+ * limb in cy. The counters go up to 0 with
+ * lea/jrcxz, which keep the flags.
+ */
 #define BN_X86_MULX_ROW_LOOPS(add_r)						\
 	"cmpq $-2, %[c]\n\t"							\
 	"je 7f\n\t"								\
@@ -220,7 +220,7 @@ static inline int bn_mul_k_ok(void)
 #define BN_X86_HEAD_3 BN_X86_HEAD_2 BN_X86_HEAD_1
 /*
  * One row of r[.. re) += a[.. ae) * (bp), its length -nneg = 4k + h, the
- * head of h singles given: CF = OF = 0 (xor), the head, the 4-limb blocks,
+ * head of h singles given: cy = CF = OF = 0 (xor), the head, the 4-limb blocks,
  * the carry limb stored at re; then re and bp move on by a limb (a
  * product's next row ends a limb further; so does a triangle's, which also
  * starts two further).
@@ -228,8 +228,7 @@ static inline int bn_mul_k_ok(void)
 #define BN_X86_ROW(head)							\
 	"movq (%[bp]), %%rdx\n\t"						\
 	"movq %[nneg], %[i]\n\t"						\
-	"xorl %k[cy], %k[cy]\n\t"						\
-	"xorl %k[lo], %k[lo]\n\t"						\
+	"xorl %k[cy], %k[cy]\n\t" /* and CF = OF = 0 */			\
 	head									\
 	BN_X86_MULX_BLOCKS(BN_X86_ADD_R)					\
 	"movq %[cy], (%[re])\n\t"						\

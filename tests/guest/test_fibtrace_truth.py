@@ -9,8 +9,8 @@ when tracing starts reported as lost rather than as a call. Runs as root
 with fibdrv loaded.
 """
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
