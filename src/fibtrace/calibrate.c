@@ -71,6 +71,25 @@ static __u64 capped_n(const struct ft_run *run, int fd, __u64 want)
 	return run->algos.max_n[i] < want ? run->algos.max_n[i] : want;
 }
 
+/*
+ * The n of the context's computations: a sweep's middle n (a call's cost
+ * moves with the work between calls: docs/measurement.md) within
+ * [FT_CALIB_CONTEXT_N_MIN, FT_CALIB_CONTEXT_N_MAX] (below, a computation
+ * makes too few traced calls; above, the calibration takes seconds under
+ * emulation); FT_CALIB_CONTEXT_N when the reads are not fibtrace's.
+ */
+static __u64 context_n(const struct ft_run *run)
+{
+	__u64 mid;
+
+	if (!run->sweep || !run->step)
+		return FT_CALIB_CONTEXT_N;
+	mid = run->first + (run->last - run->first) / run->step / 2 * run->step;
+	if (mid < FT_CALIB_CONTEXT_N_MIN)
+		return FT_CALIB_CONTEXT_N_MIN;
+	return mid < FT_CALIB_CONTEXT_N_MAX ? mid : FT_CALIB_CONTEXT_N_MAX;
+}
+
 /* The context's computations untraced: one's median time; none when fibdrv cannot. */
 static void untraced_context(struct ft_calib *c, struct ft_run *run)
 {
@@ -79,7 +98,7 @@ static void untraced_context(struct ft_calib *c, struct ft_run *run)
 	uint64_t ns;
 	int r, err;
 
-	x->n = capped_n(run, c->fd, FT_CALIB_CONTEXT_N);
+	x->n = capped_n(run, c->fd, context_n(run));
 	x->computes = FT_CALIB_CONTEXT_COMPUTES;
 	for (r = 0; r < FT_CALIB_ROUNDS; r++) {
 		err = fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, x->computes, x->n, &ns);
@@ -300,6 +319,25 @@ static int context_round(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 }
 
 /*
+ * Between two rounds in context: under emulation a traced call's cost moves
+ * by +-25% from one moment to the next (docs/measurement.md, "noise"), so
+ * the rounds are FT_CALIB_CONTEXT_GAP_US apart: their median then averages
+ * moments, and half their range, in the bound, says how far they move. The
+ * pause spins: a CPU left idle comes back slower (measured: sleeping 30 ms
+ * between rounds put their median 19-67% above what the reads then paid in
+ * 8 rows of 12), and a sweep's reads come back to back; one computation,
+ * untimed, warms up the kernel's side again.
+ */
+static int context_pause(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
+{
+	double until = ft_now_s() + FT_CALIB_CONTEXT_GAP_US / 1e6, ns;
+
+	while (ft_now_s() < until)
+		;
+	return context_computes(c, tr, run, 1, NULL, &ns);
+}
+
+/*
  * The calibration in context: the module's own computations, traced with
  * every slot recording (then cleared), against their untraced time. The mode
  * of most of their calls gets the factor between what a call cost there and
@@ -315,8 +353,12 @@ static int calibrate_context(struct ft_calib *c, struct ft_tracer *tr, struct ft
 
 	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
 	err = context_calls(c, tr, run, per);
-	for (r = 0; r < FT_CALIB_ROUNDS && !err; r++)
-		err = context_round(c, tr, run, per, &full[r]);
+	for (r = 0; r < FT_CALIB_ROUNDS && !err; r++) {
+		if (r)
+			err = context_pause(c, tr, run);
+		if (!err)
+			err = context_round(c, tr, run, per, &full[r]);
+	}
 	ft_tracer_set_state(tr, FT_OFF);
 	if (ft_tracer_clear(tr)) {
 		fprintf(stderr, "fibtrace: calibration in context: cannot clear its records\n");

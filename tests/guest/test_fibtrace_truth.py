@@ -193,8 +193,9 @@ def test_recalibration():
 
 def test_context():
     """The calibration in context: measured, applied as documented, and cleared before the run."""
-    reads = 20
-    doc = fibtrace_json("truth.context", ["--sweep", "1000:1000", "--repeat", str(reads),
+    rounds = 7  # of n = 2500, 3000, 3500: the sweep's middle n is 3000
+    reads = 3 * rounds
+    doc = fibtrace_json("truth.context", ["--sweep", "2500:3500:500", "--repeat", str(rounds),
                                           "--cpu", "0"])
     if not doc:
         return
@@ -208,10 +209,10 @@ def test_context():
           f"{ctx['untraced_compute_ns']:.0f} ns; a {ctx['mode']} call {ctx['full_ns']:.0f} ns "
           f"({ctx['full_min_ns']:.0f}..{ctx['full_max_ns']:.0f}), x{cost['context_ratio']:.2f} "
           f"the calibration function's midpoint")
-    # Every computation of F(2000) makes the same calls: the count per
-    # computation of the last round is whole.
+    # The context computes the sweep's middle n, and every computation of
+    # it makes the same calls: the count per computation is whole.
     check("truth.context.calls",
-          ctx["n"] == 2000 and ctx["calls_per_compute"] >= 20 and
+          ctx["n"] == 3000 and ctx["calls_per_compute"] >= 20 and
           abs(ctx["calls_per_compute"] - round(ctx["calls_per_compute"])) < 1e-6,
           f"F({ctx['n']}): {ctx['calls_per_compute']} calls per computation")
     mid = (cost["warm"]["full_ns"] + cost["cold"]["full_ns"]) / 2
