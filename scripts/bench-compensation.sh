@@ -34,6 +34,8 @@ def us(ns):
 def err(e):
     return f"{e['percent']:+.0f}%" + ("" if e["within_target"] else "!")
 
+noise = [r["noise"] for r in rows if "noise" in r]
+rows = [r for r in rows if "noise" not in r]
 print("%-22s %6s %6s %8s | %8s %6s | %8s %6s %8s %6s | %8s %6s %6s | %8s %6s" % (
     "kernel", "n", "calls", "truth", "raw", "err", "comp", "err", "bound", "in?",
     "path", "raw", "comp", "single", "err"))
@@ -48,4 +50,15 @@ for r in rows:
 print("bench-compensation: times in us, medians; err = (x - truth) / truth, ! = outside the target "
       "(10% or 1 us); in? = truth within fibtrace's error bound; path = --no-discover; "
       "single = bpftrace on fib_read alone; bench/results/compensation.json")
+print()
+print("%-22s %6s %9s | %9s %9s %9s %7s | %19s %7s" % (
+    "kernel", "n", "untraced", "p10", "p50", "p90", "+-", "0.5s bin medians", "+-"))
+for r in noise:
+    print("%-22s %6d %9s | %9s %9s %9s %6.0f%% | %9s..%-9s %6.0f%%" % (
+        r["kernel"], r["n"], us(r["untraced_ns"]), us(r["overhead_p10_ns"]),
+        us(r["overhead_p50_ns"]), us(r["overhead_p90_ns"]), r["spread_percent"],
+        us(r["bin_median_min_ns"]), us(r["bin_median_max_ns"]), r["bin_spread_percent"]))
+print("bench-compensation: noise: what tracing the default set adds to one computation of F(n) "
+      "(the kernel's time, mean of 5 per sample, 200 samples 20 ms apart), us; +- = half the "
+      "10-90% range (or of the bin medians' range) over the median")
 PY
