@@ -171,7 +171,8 @@ demo: deps
 bench: bench-bn
 
 # Tracing overhead per read in the guest (bench/results/trace.json) and the
-# compensated figures against the untraced truth (bench/results/compensation.json):
+# compensated figures against the untraced truth and the noise of a traced call's
+# cost (bench/results/compensation.json):
 # KERNELS="KVER" for one kernel.
 bench-trace: all $(BUILD)/bench/trace_workload
 	@scripts/bench-trace.sh $(KERNELS)
