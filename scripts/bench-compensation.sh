@@ -31,6 +31,9 @@ with open("bench/results/compensation.json", "w") as f:
 def us(ns):
     return f"{ns / 1000:.1f}"
 
+def us2(ns):
+    return f"{ns / 1000:.2f}"
+
 def err(e):
     return f"{e['percent']:+.0f}%" + ("" if e["within_target"] else "!")
 
@@ -50,6 +53,20 @@ for r in rows:
 print("bench-compensation: times in us, medians; err = (x - truth) / truth, ! = outside the target "
       "(10% or 1 us); in? = truth within fibtrace's error bound; path = --no-discover; "
       "single = bpftrace on fib_read alone; bench/results/compensation.json")
+print()
+print("%-22s %6s | %9s | %9s %21s %6s" % ("kernel", "n", "paid", "subtracted", "context rounds",
+                                        "mode"))
+for r in rows:
+    ctx = r["overhead"].get("context", {})
+    mode = ctx.get("mode") or ""
+    cost = r["overhead"].get(mode, {})
+    print("%-22s %6d | %9s | %9s %21s %6s" % (
+        r["kernel"], r["n"], us2((r["raw_ns"] - r["truth_ns"]) / r["traced_calls"]),
+        us2(cost["full_ns"]) if cost else "-",
+        (us2(ctx["full_min_ns"]) + ".." + us2(ctx["full_max_ns"])) if ctx.get("measured") else "-",
+        mode))
+print("bench-compensation: per traced call, us: paid = (raw - truth) / calls; subtracted = the "
+      "cost fibtrace took off each call; context rounds = the range its calibration in context saw")
 print()
 print("%-22s %6s %9s | %9s %9s %9s %7s | %19s %7s" % (
     "kernel", "n", "untraced", "p10", "p50", "p90", "+-", "0.5s bin medians", "+-"))
