@@ -43,6 +43,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "guest"))
+from gtest import CALIB_COMPUTE, IOC_CALIBRATE  # noqa: E402  fibdrv's ioctl API, one definition
+
 FIBTRACE = "build/fibtrace"
 WORKLOAD = "build/bench/trace_workload"
 SPECS = [(90, 400), (1000, 200), (10000, 30)]
@@ -66,6 +69,23 @@ def fibtrace(n, reads, extra):
     return doc["per_n"][0], doc["meta"]
 
 
+def start(name, args, path, ready, log_stdout, trigger=None):
+    """Start a tracer, its stderr (and stdout if @log_stdout) into @path; return it once
+    @path matches the regex @ready, calling @trigger while waiting."""
+    with open(path, "w") as out:
+        proc = subprocess.Popen(args, stdout=out if log_stdout else subprocess.DEVNULL,
+                                stderr=subprocess.STDOUT if log_stdout else out)
+    t0 = time.monotonic()
+    while not re.search(ready, open(path).read(), re.M):
+        if proc.poll() is not None or time.monotonic() - t0 > 600:
+            proc.kill()
+            raise RuntimeError(f"{name} did not start: " + open(path).read()[-2000:])
+        if trigger:
+            trigger()
+        time.sleep(0.5)
+    return proc
+
+
 def single_probe(n, reads):
     """bpftrace on fib_read alone, every read's duration; the median."""
     script = (f'kprobe:__x64_sys_getppid /pid == {os.getpid()}/ {{ printf("ready\\n"); }}\n'
@@ -73,15 +93,7 @@ def single_probe(n, reads):
               "kretfunc:fibdrv:fib_read /@s[tid]/ "
               "{ @v[nsecs - @s[tid]] = count(); delete(@s[tid]); }\n")
     out_path = f"build/vm/bench-compensation-{KERNEL}.bt.out"
-    with open(out_path, "w") as out:
-        bt = subprocess.Popen(["bpftrace", "-e", script], stdout=out, stderr=subprocess.STDOUT)
-    t0 = time.monotonic()
-    while not re.search(r"^ready$", open(out_path).read(), re.M):
-        if bt.poll() is not None or time.monotonic() - t0 > 600:
-            bt.kill()
-            raise RuntimeError("bpftrace did not start: " + open(out_path).read()[-2000:])
-        os.getppid()
-        time.sleep(0.5)
+    bt = start("bpftrace", ["bpftrace", "-e", script], out_path, r"^ready$", True, os.getppid)
     subprocess.run([WORKLOAD, "--rounds", "1", "--cpu", "0", f"{n}:{reads}"], check=True,
                    capture_output=True)
     bt.send_signal(signal.SIGINT)
@@ -93,11 +105,6 @@ def single_probe(n, reads):
     if len(ns) != 2 * reads:  # a warm-up round and a timed one
         raise RuntimeError(f"bpftrace saw {len(ns)} reads of {2 * reads}")
     return statistics.median(ns)
-
-
-# FIBDRV_IOC_CALIBRATE = _IOWR('f', 5, struct fibdrv_calib {u32 func, calls; u64 work_n, ns})
-IOC_CALIBRATE = (3 << 30) | (24 << 16) | (ord("f") << 8) | 5
-CALIB_COMPUTE = 0x100
 
 
 def compute_ns(fd, n, computes=5):
@@ -117,16 +124,8 @@ def cost_noise(n, samples=200):
     fd = os.open("/dev/fibonacci", os.O_RDWR)
     try:
         untraced = statistics.median(compute_ns(fd, n) for _ in range(40))
-        err_path = f"build/vm/bench-compensation-{KERNEL}.noise.err"
-        with open(err_path, "w") as err:
-            ft = subprocess.Popen([FIBTRACE, "--no-hist", "--json", "-v"], stdout=subprocess.DEVNULL,
-                                  stderr=err)
-        t0 = time.monotonic()
-        while not re.search(r"^fibtrace: slot", open(err_path).read(), re.M):
-            if ft.poll() is not None or time.monotonic() - t0 > 600:
-                ft.kill()
-                raise RuntimeError("fibtrace did not start: " + open(err_path).read()[-2000:])
-            time.sleep(0.5)
+        ft = start("fibtrace", [FIBTRACE, "--no-hist", "--json", "-v"],
+                   f"build/vm/bench-compensation-{KERNEL}.noise.err", r"^fibtrace: slot", False)
         try:
             time.sleep(1.0)  # its slot lines come as a burst
             t0 = time.monotonic()

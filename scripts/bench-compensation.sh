@@ -28,11 +28,8 @@ with open("bench/results/compensation.json", "w") as f:
     json.dump(rows, f, indent=1)
     f.write("\n")
 
-def us(ns):
-    return f"{ns / 1000:.1f}"
-
-def us2(ns):
-    return f"{ns / 1000:.2f}"
+def us(ns, digits=1):
+    return f"{ns / 1000:.{digits}f}"
 
 def err(e):
     return f"{e['percent']:+.0f}%" + ("" if e["within_target"] else "!")
@@ -61,9 +58,9 @@ for r in rows:
     mode = ctx.get("mode") or ""
     cost = r["overhead"].get(mode, {})
     print("%-22s %6d | %9s | %9s %21s %6s" % (
-        r["kernel"], r["n"], us2((r["raw_ns"] - r["truth_ns"]) / r["traced_calls"]),
-        us2(cost["full_ns"]) if cost else "-",
-        (us2(ctx["full_min_ns"]) + ".." + us2(ctx["full_max_ns"])) if ctx.get("measured") else "-",
+        r["kernel"], r["n"], us((r["raw_ns"] - r["truth_ns"]) / r["traced_calls"], 2),
+        us(cost["full_ns"], 2) if cost else "-",
+        (us(ctx["full_min_ns"], 2) + ".." + us(ctx["full_max_ns"], 2)) if ctx.get("measured") else "-",
         mode))
 print("bench-compensation: per traced call, us: paid = (raw - truth) / calls; subtracted = the "
       "cost fibtrace took off each call; context rounds = the range its calibration in context saw")

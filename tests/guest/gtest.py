@@ -21,6 +21,7 @@ IOC_SET_FORMAT = fibdrv_ioc(0, 3, 0)
 IOC_RESULT_SIZE = fibdrv_ioc(2, 4, 8)
 # struct fibdrv_calib { u32 func, calls; u64 work_n, ns; }
 IOC_CALIBRATE = fibdrv_ioc(3, 5, 24)
+CALIB_COMPUTE = 0x100  # FIBDRV_CALIB_COMPUTE
 
 _failed = False
 

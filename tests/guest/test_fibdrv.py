@@ -16,8 +16,9 @@ import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
-from gtest import (ALGO_NAME_MAX, FORMAT_BIN, FORMAT_DEC, IOC_GET_ALGO,  # noqa: E402
-                   IOC_CALIBRATE, IOC_RESULT_SIZE, IOC_SET_ALGO, IOC_SET_FORMAT, fibdrv_ioc, check, fib)
+from gtest import (ALGO_NAME_MAX, CALIB_COMPUTE, FORMAT_BIN, FORMAT_DEC,  # noqa: E402
+                   IOC_CALIBRATE, IOC_GET_ALGO, IOC_RESULT_SIZE, IOC_SET_ALGO, IOC_SET_FORMAT,
+                   fibdrv_ioc, check, fib)
 
 DEV = "/dev/fibonacci"
 
@@ -229,9 +230,6 @@ def test_algo_selection(algos):
     check("algo.per-open", buf.split(b"\0")[0].decode() == default, "selection leaked")
     os.close(fd1)
     os.close(fd2)
-
-
-CALIB_COMPUTE = 0x100  # fibdrv_uapi.h: FIBDRV_CALIB_COMPUTE
 
 
 def test_calibrate(algos, max_n):
