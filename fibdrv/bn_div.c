@@ -45,35 +45,47 @@ noinline u64 bn_divrem_1(u64 *q, const u64 *a, size_t n, u64 d)
 }
 
 /*
- * r = a / d for a small odd d dividing a exactly: each quotient limb is the
- * limb (less the borrow) times d's inverse modulo 2^64, the borrow the high
- * half of quotient limb times d.  One body for both divisors.
+ * r = a / d for a d dividing both a and B - 1 (3 and 5 do): with
+ * m = (B - 1) / d, -m is d's inverse modulo B, so the quotient's limbs
+ * come out of a running h = -(what is still owed) m: q[i] = h - lo(a[i] m),
+ * then h = q[i] - hi(a[i] m) - borrow (GMP's bdiv_dbm1c).  Unlike a
+ * Hensel loop through q[i] * d, the products do not depend on each other:
+ * the only chain is a subtract-with-borrow.  Two limbs per iteration: 2.4
+ * ns a limb for the Hensel loop, 0.68 for this one (mpn_divexact_by3 0.72,
+ * Zen 4).  Exact for two's complement a as well (a times d^-1 mod B^n).
  */
-static __always_inline void divexact_odd(u64 *r, const u64 *a, size_t n, u64 d, u64 dinv)
+static __always_inline u64 dbm1_limb(u64 *r, u64 h, u64 a, u64 m)
 {
-	u64 c = 0;
+	bn_u128 p = (bn_u128)a * m;
+	u64 borrow = __builtin_usubll_overflow(h, (u64)p, &h);
+
+	*r = h;
+	return h - (u64)(p >> 64) - borrow;
+}
+
+static __always_inline void divexact_dbm1(u64 *r, const u64 *a, size_t n, u64 m)
+{
+	u64 h = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		u64 ai = a[i];
-		u64 s = ai - c;
-		u64 qi;
+	for (i = 0; i + 2 <= n; i += 2) {
+		u64 a0 = a[i], a1 = a[i + 1]; /* both read before r (maybe a) is written */
 
-		c = ai < c;
-		qi = s * dinv;
-		r[i] = qi;
-		c += (u64)(((bn_u128)qi * d) >> 64);
+		h = dbm1_limb(r + i, h, a0, m);
+		h = dbm1_limb(r + i + 1, h, a1, m);
 	}
+	if (i < n)
+		dbm1_limb(r + i, h, a[i], m);
 }
 
 noinline void bn_divexact_by3(u64 *r, const u64 *a, size_t n)
 {
-	divexact_odd(r, a, n, 3, 0xAAAAAAAAAAAAAAABULL);
+	divexact_dbm1(r, a, n, ~0ULL / 3);
 }
 
 noinline void bn_divexact_by5(u64 *r, const u64 *a, size_t n)
 {
-	divexact_odd(r, a, n, 5, 0xCCCCCCCCCCCCCCCDULL);
+	divexact_dbm1(r, a, n, ~0ULL / 5);
 }
 
 /* ---- Barrett division ---------------------------------------------------- */

@@ -62,53 +62,73 @@ static void bn_add_into(u64 *r, size_t rn, const u64 *a, size_t an)
 
 /* ---- Karatsuba ------------------------------------------------------- */
 
+/* r[0 .. rn) += c, c in [-1, 3] (a carry or a borrow to pass up) */
+static void bn_add_signed_1(u64 *r, size_t rn, long c)
+{
+	if (c > 0)
+		bn_add_1(r, r, rn, (u64)c);
+	else if (c < 0)
+		bn_sub_1(r, r, rn, 1);
+}
+
+/*
+ * The Karatsuba recomposition in place: r holds v0 = L0 + H0 B^h in
+ * [0, 2h) and vinf = L1 + H1 B^h in [2h, 2n); the product is v0 + vinf B^2h
+ * + (v0 + vinf -/+ z1) B^h.  Its blocks of h limbs: L0, then H0 + L0 + L1,
+ * then H0 + L1 + H1, then H1: T = H0 + L1 serves both middle blocks, so
+ * three additions of h limbs and one of 2h (-/+ z1) replace three of 2h
+ * (GMP's toom22 does the same).  sub: subtract z1 (the two differences had
+ * the same sign), else add it.
+ */
+static void bn_karatsuba_recompose(u64 *r, size_t n, size_t h, const u64 *z1, int sub)
+{
+	size_t hi1 = 2 * n - 3 * h; /* H1's limbs: h or h - 2 */
+	u64 c1, c2;
+	long c3;
+
+	c1 = bn_add_n(r + 2 * h, r + h, r + 2 * h, h); /* T, in L1's place */
+	c2 = bn_add_n(r + h, r + 2 * h, r, h);	       /* T + L0 */
+	c3 = (long)(c1 + bn_add(r + 2 * h, r + 2 * h, h, r + 3 * h, hi1)); /* T + H1 */
+	if (sub)
+		c3 -= (long)bn_sub_n(r + h, r + h, z1, 2 * h);
+	else
+		c3 += (long)bn_add_n(r + h, r + h, z1, 2 * h);
+	/* T's carry and the first middle block's, at B^2h; the rest at B^3h */
+	bn_add_signed_1(r + 3 * h, hi1, c3);
+	bn_add_signed_1(r + 2 * h, 2 * n - 2 * h, (long)(c1 + c2));
+}
+
 /*
  * a = a1 B^h + a0, h = ceil(n/2).  a0 b1 + a1 b0 = a0 b0 + a1 b1 - (a0 - a1)(b0 - b1).
- * scratch: 6h limbs + bn_mul_n_itch(h).
+ * scratch: 4h limbs + bn_mul_n_itch(h).
  */
 noinline void bn_mul_karatsuba(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *scratch)
 {
 	size_t h = (n + 1) / 2, l = n - h;
-	u64 *da = scratch, *db = da + h, *z1 = db + h, *t = z1 + 2 * h;
-	u64 *next = t + 2 * h;
+	u64 *da = scratch, *db = da + h, *z1 = db + h;
+	u64 *next = z1 + 2 * h;
 	int sa, sb;
-	u64 c;
 
 	sa = bn_abs_sub(da, a, h, a + h, l);
 	sb = bn_abs_sub(db, b, h, b + h, l);
 	bn_mul_n(z1, da, db, h, next);
 	bn_mul_n(r, a, b, h, next);
 	bn_mul_n(r + 2 * h, a + h, b + h, l, next);
-
-	c = bn_add(t, r, 2 * h, r + 2 * h, 2 * l);
-	if (sa == sb)
-		c -= bn_sub_n(t, t, z1, 2 * h);
-	else
-		c += bn_add_n(t, t, z1, 2 * h);
-	/* r[h .. 2n) += t + c B^(2h) */
-	c += bn_add_n(r + h, r + h, t, 2 * h);
-	if (2 * n > 3 * h)
-		bn_add_1(r + 3 * h, r + 3 * h, 2 * n - 3 * h, c);
+	bn_karatsuba_recompose(r, n, h, z1, sa == sb);
 }
 
-/* scratch: 5h limbs + bn_sqr_n_itch(h) */
+/* scratch: 3h limbs + bn_sqr_n_itch(h) */
 noinline void bn_sqr_karatsuba(u64 *r, const u64 *a, size_t n, u64 *scratch)
 {
 	size_t h = (n + 1) / 2, l = n - h;
-	u64 *da = scratch, *z1 = da + h, *t = z1 + 2 * h;
-	u64 *next = t + 2 * h;
-	u64 c;
+	u64 *da = scratch, *z1 = da + h;
+	u64 *next = z1 + 2 * h;
 
 	bn_abs_sub(da, a, h, a + h, l);
 	bn_sqr_n(z1, da, h, next);
 	bn_sqr_n(r, a, h, next);
 	bn_sqr_n(r + 2 * h, a + h, l, next);
-
-	c = bn_add(t, r, 2 * h, r + 2 * h, 2 * l);
-	c -= bn_sub_n(t, t, z1, 2 * h);
-	c += bn_add_n(r + h, r + h, t, 2 * h);
-	if (2 * n > 3 * h)
-		bn_add_1(r + 3 * h, r + 3 * h, 2 * n - 3 * h, c);
+	bn_karatsuba_recompose(r, n, h, z1, 1);
 }
 
 /* ---- Toom-3 ---------------------------------------------------------- */
