@@ -254,7 +254,7 @@ static inline size_t __bn_bnm1_itch(size_t Nw)
 
 /*
  * Scratch bound for every balanced product of size <= n: Karatsuba needs
- * 6h + S(h), Toom-3 16(k + 1) + S(k + 1), Toom-4 22(k + 1) + S(k + 1)
+ * 4h + S(h) (3h squaring), Toom-3 16(k + 1) + S(k + 1), Toom-4 22(k + 1) + S(k + 1)
  * (17(k + 1) + S(k + 1) squaring); 10n + 200 dominates them all for
  * n >= 40 (checked in docs/bignum.md), and the smaller sizes use basecase.
  * Below its threshold the NTT's scratch, at most 3.5 (1.6 n) + 512 limbs
