@@ -57,7 +57,7 @@ noinline u64 bn_divrem_1(u64 *q, const u64 *a, size_t n, u64 d)
 static __always_inline u64 dbm1_limb(u64 *r, u64 h, u64 a, u64 m)
 {
 	bn_u128 p = (bn_u128)a * m;
-	u64 borrow = __builtin_usubll_overflow(h, (u64)p, &h);
+	u64 borrow = __builtin_sub_overflow(h, (u64)p, &h);
 
 	*r = h;
 	return h - (u64)(p >> 64) - borrow;
