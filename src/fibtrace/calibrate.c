@@ -153,31 +153,54 @@ static void summarize(const double *x, unsigned int n, double *med, double *lo, 
 	*hi = sum.max;
 }
 
-/* @rounds traced rounds of calibration target @t in one setting: 0, or 1 when calls went
- * unrecorded. */
-static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t, int cold,
-		  unsigned int rounds, struct ft_cost_series *s)
+/*
+ * One traced round of calibration target @t in one setting: what a call
+ * cost its caller (@full) and the interval BPF recorded for it (@in). 0, 1
+ * when calls went unrecorded, or -(exit status).
+ */
+static int series_round(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t,
+			int cold, double *full, double *in)
 {
-	double full[FT_CALIB_ROUNDS], in[FT_CALIB_ROUNDS], call;
+	unsigned int calls = cold ? FT_CALIB_CALLS_COLD : FT_CALIB_CALLS_WARM;
 	int k = calib_func(t);
 	struct ft_func_stats a, b;
-	unsigned int r;
+	double call;
 
+	if (ft_tracer_slot_stats(tr, t->slot, &a) || round_ns(c, k, cold, &call) ||
+	    ft_tracer_slot_stats(tr, t->slot, &b))
+		return -FT_EXIT_ERROR;
+	if (b.count - a.count != calls)
+		return 1;
+	*full = call - c->untraced_ns[k][cold];
+	*in = (double)(b.total_ns - a.total_ns) / calls;
+	return 0;
+}
+
+/* @rounds rounds of target @t in one setting summarized into @s. */
+static void series_set(const struct ft_calib *c, const struct ft_target *t, int cold,
+		       const double *full, const double *in, unsigned int rounds,
+		       struct ft_cost_series *s)
+{
 	s->calls = cold ? FT_CALIB_CALLS_COLD : FT_CALIB_CALLS_WARM;
-	for (r = 0; r < rounds; r++) {
-		if (ft_tracer_slot_stats(tr, t->slot, &a) || round_ns(c, k, cold, &call) ||
-		    ft_tracer_slot_stats(tr, t->slot, &b))
-			return -FT_EXIT_ERROR;
-		if (b.count - a.count != s->calls)
-			return 1;
-		full[r] = call - c->untraced_ns[k][cold];
-		in[r] = (double)(b.total_ns - a.total_ns) / s->calls;
-	}
 	summarize(full, rounds, &s->full_ns, &s->full_min, &s->full_max);
 	summarize(in, rounds, &s->in_ns, &s->in_min, &s->in_max);
 	s->rounds = rounds;
 	s->work_n = cold ? c->work_n : 0;
-	s->untraced_ns = c->untraced_ns[k][cold];
+	s->untraced_ns = c->untraced_ns[calib_func(t)][cold];
+}
+
+/* @rounds traced rounds of @t in one setting, in a row (a recalibration): 0, 1 or -(exit). */
+static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t, int cold,
+		  unsigned int rounds, struct ft_cost_series *s)
+{
+	double full[FT_CALIB_ROUNDS], in[FT_CALIB_ROUNDS];
+	unsigned int r;
+	int err;
+
+	for (r = 0; r < rounds; r++)
+		if ((err = series_round(c, tr, t, cold, &full[r], &in[r])))
+			return err;
+	series_set(c, t, cold, full, in, rounds, s);
 	return 0;
 }
 
@@ -200,29 +223,57 @@ static void set_midpoint(struct ft_cost *cost, const struct ft_cost_series *warm
 	cost->in_err *= cost->ratio;
 }
 
-/* Warm and cold series of calibration target @t: its mode's costs. */
-static int calibrate_one(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
-			 const struct ft_target *t)
+/*
+ * ft_calibrate()'s rounds, gathered round by round: every calibration
+ * target's warm and cold rounds (indexed by its calibration function), and
+ * the rounds in context between them.
+ */
+struct calib_rounds {
+	double full[FIBDRV_CALIB_FUNCS][2][FT_CALIB_ROUNDS];
+	double in[FIBDRV_CALIB_FUNCS][2][FT_CALIB_ROUNDS];
+	bool unrecorded[FIBDRV_CALIB_FUNCS]; /* some of its calls went unrecorded */
+	double per[FT_MODE_NR];		     /* the context's traced calls per computation */
+	double ctx_ns[FT_CALIB_ROUNDS];	     /* one traced computation, per round */
+	double ctx_end;			     /* when the last round in context ended */
+	const char *ctx_failed;		     /* why there is no calibration in context */
+};
+
+/* Round @r of calibration target @t, warm then cold: 0 or -(exit status). */
+static int target_round(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t,
+			unsigned int r, struct calib_rounds *cr)
+{
+	int k = calib_func(t), cold, err = 0;
+
+	if (k < 0 || !t->attached || cr->unrecorded[k])
+		return 0;
+	for (cold = 0; cold < 2 && !err; cold++)
+		err = series_round(c, tr, t, cold, &cr->full[k][cold][r], &cr->in[k][cold][r]);
+	if (err > 0)
+		cr->unrecorded[k] = true;
+	return err < 0 ? err : 0;
+}
+
+/* Calibration target @t's series from its rounds: its mode's costs (or a warning). */
+static void target_costs(const struct ft_calib *c, struct ft_run *run, const struct ft_target *t,
+			 const struct calib_rounds *cr)
 {
 	struct ft_cost *cost = &run->overhead.mode[t->mode];
-	int err;
+	int k = calib_func(t);
 
-	if (calib_func(t) < 0 || !t->attached)
-		return 0;
-	err = series(c, tr, t, 0, FT_CALIB_ROUNDS, &cost->warm);
-	if (!err)
-		err = series(c, tr, t, 1, FT_CALIB_ROUNDS, &cost->cold);
-	if (err > 0)
+	if (k < 0 || !t->attached)
+		return;
+	if (cr->unrecorded[k]) {
 		ft_warn(run, "calibration: calls of %s went unrecorded: %s figures not compensated",
 			t->name, ft_mode_name(t->mode));
-	if (err)
-		return err < 0 ? err : 0;
+		return;
+	}
+	series_set(c, t, 0, cr->full[k][0], cr->in[k][0], FT_CALIB_ROUNDS, &cost->warm);
+	series_set(c, t, 1, cr->full[k][1], cr->in[k][1], FT_CALIB_ROUNDS, &cost->cold);
 	cost->ratio = 1;
 	cost->ctx_err = 0;
 	set_midpoint(cost, &cost->warm, &cost->cold);
 	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	cost->valid = cost->full_ns > 0;
-	return 0;
 }
 
 /* Every compensated slot's costs into BPF. */
@@ -299,108 +350,146 @@ static int context_calls(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 	return 0;
 }
 
-/* One round: what one call of x->mode cost there (the other modes' calls at their own cost). */
-static int context_round(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
-			 const double per[FT_MODE_NR], double *full)
+/*
+ * Before the rounds in context: the traced calls of one computation per
+ * mode (context_calls), every slot recording. Without enough of them, or
+ * when fibdrv cannot compute for the calibration, no rounds in context.
+ */
+static void context_start(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
+			  struct calib_rounds *cr)
 {
 	struct ft_cost_context *x = &run->overhead.ctx;
-	double ns, other = 0;
-	int m;
 
-	if (context_computes(c, tr, run, x->computes, NULL, &ns))
-		return -FT_EXIT_ERROR;
-	for (m = 0; m < FT_MODE_NR; m++)
-		if (m != (int)x->mode)
-			other += per[m] * run->overhead.mode[m].full_ns;
-	*full = per[x->mode] > 0
-			? (ns / x->computes - x->untraced_ns - other) / per[x->mode]
-			: 0;
-	return 0;
+	cr->ctx_failed = x->wanted ? NULL : "not wanted";
+	if (!x->wanted)
+		return;
+	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
+	if (context_calls(c, tr, run, cr->per))
+		cr->ctx_failed = "FIBDRV_IOC_CALIBRATE failed";
+	else if (x->calls < FT_CALIB_CONTEXT_MIN_CALLS)
+		cr->ctx_failed = "too few traced calls";
+	cr->ctx_end = ft_now_s();
 }
 
 /*
- * Between two rounds in context: under emulation a traced call's cost moves
- * by +-25% from one moment to the next (docs/measurement.md, "noise"), so
- * the rounds are FT_CALIB_CONTEXT_GAP_US apart: their median then averages
- * moments, and half their range, in the bound, says how far they move. The
- * pause spins: a CPU left idle comes back slower (measured: sleeping 30 ms
- * between rounds put their median 19-67% above what the reads then paid in
- * 8 rows of 12), and a sweep's reads come back to back; one computation,
- * untimed, warms up the kernel's side again.
+ * Round @r in context: x->computes traced computations, their time. The
+ * rounds are at least FT_CALIB_CONTEXT_GAP_US apart: under emulation a
+ * traced call's cost moves by +-25% from one moment to the next
+ * (docs/measurement.md, "noise"), so their median then averages moments,
+ * and half their range, in the bound, says how far they move. What
+ * separates them is the calibration functions' rounds (ft_calibrate), and
+ * a spin for whatever of the gap they leave: a CPU left idle comes back
+ * slower (measured: sleeping 30 ms between rounds put their median 19-67%
+ * above what the reads then paid in 8 rows of 12), and a sweep's reads
+ * come back to back. Then one computation, untimed, warms up the kernel's
+ * side again.
  */
-static int context_pause(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
+static void context_round(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
+			  unsigned int r, struct calib_rounds *cr)
 {
-	double until = ft_now_s() + FT_CALIB_CONTEXT_GAP_US / 1e6, ns;
+	struct ft_cost_context *x = &run->overhead.ctx;
+	double until = cr->ctx_end + FT_CALIB_CONTEXT_GAP_US / 1e6, ns;
 
+	if (cr->ctx_failed)
+		return;
+	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
 	while (ft_now_s() < until)
 		;
-	return context_computes(c, tr, run, 1, NULL, &ns);
+	if (context_computes(c, tr, run, 1, NULL, &ns) ||
+	    context_computes(c, tr, run, x->computes, NULL, &ns)) {
+		cr->ctx_failed = "FIBDRV_IOC_CALIBRATE failed";
+		return;
+	}
+	cr->ctx_ns[r] = ns / x->computes;
+	cr->ctx_end = ft_now_s();
 }
 
 /*
- * The calibration in context: the module's own computations, traced with
- * every slot recording (then cleared), against their untraced time. The mode
- * of most of their calls gets the factor between what a call cost there and
- * the calibration function's midpoint; half the rounds' range joins its
- * bound. Nothing applied when it cannot be measured (a warning says why).
+ * The calibration in context from its rounds: what one call of x->mode
+ * cost there (the other modes' calls at their own cost, known now), the
+ * factor between that and the calibration function's midpoint for that
+ * mode; half the rounds' range joins its bound. Nothing applied when it
+ * could not be measured (a warning says why).
  */
-static int calibrate_context(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
+static void context_costs(struct ft_run *run, const struct calib_rounds *cr)
 {
 	struct ft_cost_context *x = &run->overhead.ctx;
-	double per[FT_MODE_NR], full[FT_CALIB_ROUNDS];
-	struct ft_cost *cost;
-	int r, err;
+	struct ft_cost *cost = &run->overhead.mode[x->mode];
+	double full[FT_CALIB_ROUNDS], other = 0;
+	int r, m;
 
-	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
-	err = context_calls(c, tr, run, per);
-	for (r = 0; r < FT_CALIB_ROUNDS && !err; r++) {
-		if (r)
-			err = context_pause(c, tr, run);
-		if (!err)
-			err = context_round(c, tr, run, per, &full[r]);
-	}
-	ft_tracer_set_state(tr, FT_OFF);
-	if (ft_tracer_clear(tr)) {
-		fprintf(stderr, "fibtrace: calibration in context: cannot clear its records\n");
-		return -FT_EXIT_ERROR;
-	}
-	cost = &run->overhead.mode[x->mode];
-	if (err || x->calls < FT_CALIB_CONTEXT_MIN_CALLS || !cost->valid) {
+	if (!x->wanted)
+		return;
+	if (cr->ctx_failed || !cost->valid) {
 		ft_warn(run, "calibration in context: %s: the calibration functions' costs alone",
-			err ? "FIBDRV_IOC_CALIBRATE failed" : "too few traced calls");
-		return 0;
+			cr->ctx_failed ? cr->ctx_failed : "no calibration of its mode");
+		return;
 	}
+	for (m = 0; m < FT_MODE_NR; m++)
+		if (m != (int)x->mode)
+			other += cr->per[m] * run->overhead.mode[m].full_ns;
+	for (r = 0; r < FT_CALIB_ROUNDS; r++)
+		full[r] = (cr->ctx_ns[r] - x->untraced_ns - other) / cr->per[x->mode];
 	x->rounds = FT_CALIB_ROUNDS;
 	summarize(full, x->rounds, &x->full_ns, &x->full_min, &x->full_max);
 	if (!(x->full_ns > 0)) {
 		ft_warn(run, "calibration in context: no cost measured: the calibration "
 			     "functions' costs alone");
-		return 0;
+		return;
 	}
 	cost->ratio = x->full_ns / cost->full_ns;
 	cost->ctx_err = (x->full_max - x->full_min) / 2;
 	set_midpoint(cost, &cost->warm, &cost->cold);
 	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	x->done = true;
-	return 0;
+}
+
+/*
+ * The rounds, interleaved: round r of every calibration function (warm,
+ * cold; FT_CALIBRATING), then round r in context (every slot recording,
+ * cleared at the end). Besides spacing the rounds in context without
+ * idling, this measures the calibration functions and the context over
+ * the same stretch of time, so a drift of the host moves both. 0 or
+ * -(exit status).
+ */
+static int calibrate_rounds(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
+			    struct calib_rounds *cr)
+{
+	const struct ft_targets *tg = run->targets;
+	unsigned int r;
+	int i, err = 0;
+
+	context_start(c, tr, run, cr);
+	for (r = 0; r < FT_CALIB_ROUNDS && !err; r++) {
+		ft_tracer_set_state(tr, FT_CALIBRATING);
+		for (i = tg->count; i < ft_targets_all(tg) && !err; i++)
+			err = target_round(c, tr, &tg->t[i], r, cr);
+		if (!err)
+			context_round(c, tr, run, r, cr);
+	}
+	ft_tracer_set_state(tr, FT_OFF);
+	if (run->overhead.ctx.wanted && ft_tracer_clear(tr)) {
+		fprintf(stderr, "fibtrace: calibration in context: cannot clear its records\n");
+		return -FT_EXIT_ERROR;
+	}
+	return err;
 }
 
 int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
 {
 	struct ft_targets *tg = run->targets;
 	struct ft_overhead *o = &run->overhead;
-	int i, err = 0;
+	struct calib_rounds cr = {0};
+	int i, err;
 
 	if (c->fd < 0)
 		return 0;
-	ft_tracer_set_state(tr, FT_CALIBRATING);
-	for (i = tg->count; i < ft_targets_all(tg) && !err; i++)
-		err = calibrate_one(c, tr, run, &tg->t[i]);
-	ft_tracer_set_state(tr, FT_OFF);
-	if (!err && o->ctx.wanted)
-		err = calibrate_context(c, tr, run);
+	err = calibrate_rounds(c, tr, run, &cr);
 	if (err)
 		return err;
+	for (i = tg->count; i < ft_targets_all(tg); i++)
+		target_costs(c, run, &tg->t[i], &cr);
+	context_costs(run, &cr);
 	for (i = 0; i < tg->count; i++) {
 		struct ft_target *t = &tg->t[i];
 		struct ft_cost *cost = &o->mode[t->mode];

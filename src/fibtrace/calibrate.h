@@ -8,11 +8,12 @@
  *   ft_calibrate_untraced()  before attach (and before the algorithm list is
  *                            read: after it): the empty call's own time
  *   ft_calibrate()           after attach, before FT_ON: the traced call's
- *                            time, its recorded interval; then in context
- *                            (the module's own calls: F(n) computed traced,
- *                            every slot recording, then cleared) the factor
- *                            by which a call there costs more or less; the
- *                            costs into run->overhead and into BPF per slot
+ *                            time, its recorded interval; round by round
+ *                            between those, in context (the module's own
+ *                            calls: F(n) computed traced, every slot
+ *                            recording, then cleared) the factor by which a
+ *                            call there costs more or less; the costs into
+ *                            run->overhead and into BPF per slot
  *   ft_calibrate_tick()      between reads of --sweep: every FT_RECAL_S,
  *                            a short recalibration that follows the host's
  *                            drift (BPF's costs and error bounds updated)
