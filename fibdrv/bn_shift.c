@@ -2,8 +2,9 @@
 /*
  * bn_shift.c - shifts of limb vectors by 1 to 63 bits.  Four limbs per
  * iteration: the loop's bookkeeping (and gcc's reloading of %cl for the two
- * shift counts) is paid once per four, 0.56 -> 0.41 ns a limb on Zen 4,
- * GMP's mpn_lshift's pace.
+ * shift counts) is paid once per four.  On 300 limbs, Zen 4: bn_lshift
+ * 0.71 -> 0.56 ns a limb, bn_rshift 0.55 -> 0.42 (mpn_lshift 0.42-0.59,
+ * mpn_rshift 0.41-0.46 in the same runs).
  */
 #include "bn_impl.h"
 
