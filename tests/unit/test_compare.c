@@ -176,6 +176,27 @@ static void test_holm(void)
 	check("holm.empty", 1);
 }
 
+static void test_confirm(void)
+{
+	/* The flake that asked for it: Holm-significant, interval 0.93..1.42. */
+	struct ft_cmp_pair p[5] = {
+		{.ratio = 1.13, .ci_lo = 0.93, .ci_hi = 1.42, .p = 0.01},
+		{.ratio = 1.20, .ci_lo = 1.05, .ci_hi = 1.40, .p = 0.01},
+		{.ratio = 0.80, .ci_lo = 0.70, .ci_hi = 0.90, .p = 0.01},
+		{.ratio = 1.20, .ci_lo = 1.05, .ci_hi = 1.40, .p = 0.5},
+		{.ratio = NAN, .ci_lo = NAN, .ci_hi = NAN, .p = 0.001},
+	};
+
+	ft_cmp_holm(p, 5);
+	check("confirm.holm_first", p[0].significant && p[1].significant && p[2].significant &&
+					    !p[3].significant && p[4].significant);
+	ft_cmp_confirm(p, 5);
+	check("confirm.interval_holds_1", !p[0].significant);
+	check("confirm.both_agree", p[1].significant && p[2].significant);
+	check("confirm.rank_test_still_needed", !p[3].significant);
+	check("confirm.no_interval", !p[4].significant);
+}
+
 static void test_min_p(void)
 {
 	/* Exact (5 vs 5, no ties): 2 / C(10, 5). */
@@ -243,6 +264,7 @@ int main(void)
 	test_select();
 	test_cell_and_pair();
 	test_holm();
+	test_confirm();
 	test_min_p();
 	test_groups();
 	test_format();

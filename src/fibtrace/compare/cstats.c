@@ -270,6 +270,15 @@ out:
 	free(sig);
 }
 
+void ft_cmp_confirm(struct ft_cmp_pair *pairs, size_t m)
+{
+	size_t i;
+
+	for (i = 0; i < m; i++)
+		pairs[i].significant =
+			pairs[i].significant && (pairs[i].ci_lo > 1 || pairs[i].ci_hi < 1);
+}
+
 double ft_cmp_min_p(size_t na, size_t nb)
 {
 	double *x = malloc((na + nb + 1) * sizeof(*x)), p = NAN;

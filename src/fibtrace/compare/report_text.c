@@ -266,8 +266,8 @@ static void print_table_padded(FILE *f, const struct ft_compare *c)
 	fprintf(f,
 		"\n± is the 95%% bootstrap interval of the median; vs base is median(variant) / "
 		"median(baseline) - 1 with its 95%% bootstrap interval; p: two-sided "
-		"Mann-Whitney U, Holm-adjusted over all %zu comparisons; * significant at %.2f, ~ "
-		"not.\n",
+		"Mann-Whitney U, Holm-adjusted over all %zu comparisons; * significant (p at most "
+		"%.2f and the interval excluding 0%%), ~ not.\n",
 		c->npairs, FT_CMP_ALPHA);
 	if (grouped)
 		fprintf(f, "Rows group consecutive n (--rows 0 for one row per n): geometric means "
