@@ -63,7 +63,7 @@ include mk/fuzz.mk
 all: user modules
 
 user: $(BUILD)/fibclient $(BUILD)/fibtrace $(BUILD)/tests/fibstress $(BUILD)/fibcalc \
-	$(BUILD)/bench/trace_workload
+	$(BUILD)/bench/trace_workload $(BUILD)/tests/fibcount
 
 deps:
 	@scripts/deps.sh

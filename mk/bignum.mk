@@ -8,6 +8,7 @@
 #   build/tests/unit_bn      unit tests against GMP (-O2)
 #   build/tests/unit_bn_asan the same with ASan+UBSan (reduced n ranges)
 #   build/bench/bn_bench     benchmark against GMP -> bench/results/bn.json
+#   build/tests/fibcount     call counts of one read (the guest's nested-calls test)
 #   make unit-bn / bench-bn  build and run them
 BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 
@@ -21,6 +22,13 @@ BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_ntt_impl.h 
 # -z now: symbols bound at start-up, not on a read's first call (--cachesim counts each read).
 $(BUILD)/fibcalc: $(call obj,src/fibcalc.c $(BN_SRCS))
 	$(CC) $(USER_CFLAGS) $^ -o $@ -Wl,-z,now
+
+# The guest's reference for nested call counts (tests/guest/fibcount.c, run
+# by tests/guest/test_fibtrace_modes.py): the library instrumented with
+# -finstrument-functions at -O1, built here, not in the emulated guest.
+$(BUILD)/tests/fibcount: tests/guest/fibcount.c $(BN_SRCS) $(BN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -O1 -finstrument-functions $(filter %.c,$^) -o $@
 
 BN_TEST_SRCS := tests/unit/test_bn.c tests/unit/test_bn_div.c tests/unit/test_bn_fib.c \
 	tests/unit/bn_check.c
