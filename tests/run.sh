@@ -16,17 +16,24 @@ run() { # run a suite, echoing and recording its lines
 	return 0
 }
 
+# The host's two cores: the module builds the guests compare (kbuild, in
+# their own directories) beside the unit tests, then the fuzzers two at a
+# time (each still FUZZ_SECONDS; --output-sync keeps each one's lines
+# together). Their lines are printed in this order all the same.
+make --no-print-directory test-builds >"$log.builds" 2>&1 &
+builds_pid=$!
 echo "== host unit tests"
 run make --no-print-directory unit
 echo "== fuzzing: bn against GMP, the command line, the JSON/CSV writers (${FUZZ_SECONDS:-40} s each)"
-run make --no-print-directory fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-40}"
+run make --no-print-directory -j2 --output-sync=target fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-40}"
 if [ $# = 0 ]; then
 	echo "FAIL vm.kernels: no kernel with headers installed (make deps)" | tee -a "$log"
 	status=1
 fi
 rm -f build/vm/flame-*.svg build/vm/flame-*.png # written by the guest suites, checked below
-echo "== the builds --compare builds compares (make test-builds)"
-run make --no-print-directory test-builds
+echo "== the builds --compare builds compares (make test-builds, built beside the unit tests)"
+wait "$builds_pid" || status=1
+tee -a "$log" <"$log.builds"
 # 40 min per suite (vmtest.sh's default is 30): about 20-25 alone on this 2-core
 # host, more beside other load; a hang still ends well within CI's time.
 export VM_TIMEOUT=${VM_TIMEOUT:-2400}
