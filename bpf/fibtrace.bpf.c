@@ -366,9 +366,11 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 	c->start = f->start;
 	c->dur = dur;
 	c->self = dur > f->child_ns ? dur - f->child_ns : 0;
-	c->clamped = comp < 0;
 	c->comp = comp < 0 ? 0 : comp;
 	c->comp_self = c->comp > f->comp_child_ns ? c->comp - f->comp_child_ns : 0;
+	/* Either clamp counts: a self time clamped at 0 makes the compensated
+	 * self times add up to more than the root's total (seen in CI). */
+	c->clamped = comp < 0 || c->comp < f->comp_child_ns;
 	c->err = f->desc_err + err_in[s];
 	c->off = st->off_ns - f->off_at;
 	if (i == 0)

@@ -75,7 +75,7 @@ struct ft_func_stats {
 	__u64 max_ns;
 	__u64 comp_total_ns; /* compensated sums */
 	__u64 comp_self_ns;
-	__u64 comp_clamped; /* calls whose compensated duration came out below 0 */
+	__u64 comp_clamped; /* calls whose compensated duration or self time came out below 0 */
 	__u64 comp_err_ns; /* error bound of comp_total_ns (calibration spread) */
 	__u64 off_ns; /* sum of the time the calls spent switched out (sched_switch) */
 	__u64 off_calls; /* calls switched out at least once */
