@@ -34,8 +34,8 @@ rm -f build/vm/flame-*.svg build/vm/flame-*.png # written by the guest suites, c
 echo "== the builds --compare builds compares (make test-builds, built beside the unit tests)"
 wait "$builds_pid" || status=1
 tee -a "$log" <"$log.builds"
-# 40 min per suite (vmtest.sh's default is 30): about 20-25 alone on this 2-core
-# host, more beside other load; a hang still ends well within CI's time.
+# 40 min per suite (vmtest.sh's default is 30): 15-18 side by side on this
+# 2-core host, more beside other load; a hang still ends well within CI's time.
 export VM_TIMEOUT=${VM_TIMEOUT:-2400}
 # The suites' guests also expedite RCU grace periods (IPIs instead of waiting
 # for every CPU's next tick): releasing a kprobe perf event waits for several
