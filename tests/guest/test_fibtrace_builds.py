@@ -23,7 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
 from gtest import check  # noqa: E402
-from test_fibtrace_compare import check_counts  # noqa: E402
+from test_fibtrace_compare import SCHEMA, check_counts  # noqa: E402
 from test_fibtrace_compare import run_json as compare_run_json  # noqa: E402
 from test_fibtrace import validate  # noqa: E402
 
@@ -53,12 +53,17 @@ def loaded(name):
     return os.path.exists(f"/sys/module/{name}")
 
 
+def still_loaded():
+    """The test builds fibtrace left loaded (it must unload what it loaded)."""
+    return [m for m in ("fibdrv_a", "fibdrv_b", "fibdrv_slow") if loaded(m)]
+
+
 def run_json(name, args, want_rc, confirm=False):
     """test_fibtrace_compare's run (exit status, JSON, schema), then the builds' own checks."""
     doc, err = compare_run_json(name, args, want_rc, confirm)
     if doc:
         check(f"{name}.kind", doc["settings"]["kind"] == "builds", doc["settings"]["kind"])
-    left = [m for m in ("fibdrv_a", "fibdrv_b", "fibdrv_slow") if loaded(m)]
+    left = still_loaded()
     check(f"{name}.unloaded", not left, f"still loaded after fibtrace: {left}")
     return doc, err
 
@@ -185,7 +190,7 @@ def attribute(ko, plant_ns):
     rc, out, err = run(["--compare", "builds", ko["a"], ko["b"], ko["slow"], "--labels",
                         "a,b,slow", "--attribute", "--sweep", SWEEP, "--repeat", str(ROUNDS),
                         "--cpu", "0", "--save-json", saved], timeout=900)
-    left = [m for m in ("fibdrv_a", "fibdrv_b", "fibdrv_slow") if loaded(m)]
+    left = still_loaded()
     check("builds.attr.exit", rc == 0 and not left,
           f"exit {rc}, still loaded {left}: {err.strip()[-400:]}")
     check("builds.attr.text", re.search(
@@ -194,7 +199,7 @@ def attribute(ko, plant_ns):
     try:
         with open(saved) as f:
             doc = json.load(f)
-        with open("docs/fibtrace.schema.json") as f:
+        with open(SCHEMA) as f:
             errs = validate(doc, json.load(f))
     except (OSError, ValueError) as e:
         check("builds.attr.json", False, repr(e))
