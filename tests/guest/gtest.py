@@ -3,7 +3,9 @@
 Each check prints one line: "PASS name", "FAIL name: detail" or
 "SKIP name: why". tests/run.sh counts them; exit() returns 1 on any FAIL.
 """
+import fcntl
 import os
+import struct
 import sys
 
 # fibdrv's user API (fibdrv/fibdrv_uapi.h), for the tests that call it directly.
@@ -22,6 +24,7 @@ IOC_RESULT_SIZE = fibdrv_ioc(2, 4, 8)
 # struct fibdrv_calib { u32 func, calls; u64 work_n, ns; }
 IOC_CALIBRATE = fibdrv_ioc(3, 5, 24)
 CALIB_COMPUTE = 0x100  # FIBDRV_CALIB_COMPUTE
+DEV = "/dev/fibonacci"
 
 _failed = False
 
@@ -84,6 +87,20 @@ def reads_accounted(issued, count, fr):
                 f"dropped {r['dropped']} + open {r['open']} = {seen}, want {hi} (issued - "
                 f"kprobe_missed {fr['kprobe_missed']}), or down to recursion_misses "
                 f"{fr['recursion_misses']} fewer")
+
+
+def open_algo(algo):
+    """/dev/fibonacci opened read-write with @algo selected (per open)."""
+    fd = os.open(DEV, os.O_RDWR)
+    fcntl.ioctl(fd, IOC_SET_ALGO, algo.encode().ljust(ALGO_NAME_MAX, b"\0"))
+    return fd
+
+
+def calibrate(fd, func, calls, work_n):
+    """FIBDRV_IOC_CALIBRATE on @fd: the summed ktime of @calls timed calls, in ns."""
+    buf = bytearray(struct.pack("=IIQQ", func, calls, work_n, 0))
+    fcntl.ioctl(fd, IOC_CALIBRATE, buf)
+    return struct.unpack("=IIQQ", buf)[3]
 
 
 def algorithms():

@@ -20,7 +20,7 @@ from gtest import (ALGO_NAME_MAX, CALIB_COMPUTE, FORMAT_BIN, FORMAT_DEC,  # noqa
                    IOC_CALIBRATE, IOC_GET_ALGO, IOC_RESULT_SIZE, IOC_SET_ALGO, IOC_SET_FORMAT,
                    fibdrv_ioc, check, fib)
 
-DEV = "/dev/fibonacci"
+DEV = gtest.DEV
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.read.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
@@ -238,9 +238,7 @@ def test_calibrate(algos, max_n):
     fd = open_dev(small[1])
 
     def calib(func, calls, work_n):
-        buf = bytearray(struct.pack("=IIQQ", func, calls, work_n, 0))
-        fcntl.ioctl(fd, IOC_CALIBRATE, buf)
-        return struct.unpack("=IIQQ", buf)[3]
+        return gtest.calibrate(fd, func, calls, work_n)
 
     ns = calib(0, 1000, 0)
     check("calibrate.warm", 0 < ns < 10**9, f"{ns} ns for 1000 calls")
