@@ -115,7 +115,7 @@ vmlinux-h:
 # Host unit tests: one program per module, each printing PASS/FAIL lines
 # that tests/run.sh counts. None needs libbpf or a kernel.
 UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate test_ksyms \
-	test_cachesim
+	test_cachesim test_hist
 $(BUILD)/tests/test_range: $(call obj,tests/unit/test_range.c src/lib/range.c)
 $(BUILD)/tests/test_stats: $(call obj,tests/unit/test_stats.c src/lib/stats.c)
 $(BUILD)/tests/test_compare: $(call obj,tests/unit/test_compare.c \
@@ -123,6 +123,8 @@ $(BUILD)/tests/test_compare: $(call obj,tests/unit/test_compare.c \
 $(BUILD)/tests/test_attribute: $(call obj,tests/unit/test_attribute.c \
 	src/fibtrace/compare/functions.c src/fibtrace/compare/cstats.c src/lib/stats.c src/lib/fmt.c)
 $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE_PURE) \
+	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
+$(BUILD)/tests/test_hist: $(call obj,tests/unit/test_hist.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
 $(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/ksyms.c src/fibtrace/ksyms_cache.c)
 $(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim.c \
