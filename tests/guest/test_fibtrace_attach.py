@@ -92,16 +92,22 @@ def test_full_trampoline(tmp):
     """37 bpftrace programs on fib_read: fibtrace traces fib_read with a kprobe, the rest with fentry."""
     if not has_bpftrace("attach.full"):
         return
+    t0 = time.monotonic()
     bt = Bpftrace("full", [f"kfunc:fibdrv:fib_read {{ @c{i} = count(); }}" for i in range(FILL)],
                   tmp)
+    t1 = t2 = time.monotonic()
     try:
         if not check("attach.full.bpftrace", bt.ready.is_set(), bt.why()):
             return
         p = subprocess.run([FIBTRACE, "--attach", "fentry", "--no-discover", "--json",
                             "--sweep", f"0:{SWEEP - 1}"],
                            capture_output=True, text=True, timeout=900)
+        t2 = time.monotonic()
     finally:
         bt.stop()
+        # Where the time went (once 172 s on 6.1 where 30-50 s is usual).
+        print(f"# attach.full: bpftrace ready in {t1 - t0:.0f} s, fibtrace {t2 - t1:.0f} s, "
+              f"bpftrace stopped in {time.monotonic() - t2:.0f} s", flush=True)
     if not check("attach.full.exit", p.returncode == 0,
                  f"exit {p.returncode}: {p.stderr.strip()[-400:]}"):
         return
