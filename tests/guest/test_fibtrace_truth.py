@@ -237,10 +237,10 @@ def waited():  # ns this task spent runnable but not running (kernel schedstat)
         return int(f.read().split()[1])
 def off():  # ns this task spent off its CPU: waiting or asleep (wall minus its CPU time)
     return time.monotonic_ns() - time.thread_time_ns()
+buf = bytearray(1 << 17)  # one buffer: no allocation, mmap or page fault between the reads
 w0, o0 = waited(), off()
 for _ in range(reads):
-    os.lseek(fd, n, 0)
-    os.read(fd, 1 << 17)
+    os.preadv(fd, [buf], n)
 o1, w1 = off(), waited()
 print(w1 - w0, o1 - o0)
 """
@@ -288,7 +288,10 @@ def test_off_cpu():
     # exceeded its wait by 14 ms, over 6 voluntary switches; CI's failure
     # at 5a73589 had fibtrace 8% above the wait). So it is at most the reader's whole
     # time off its CPU (wall minus thread CPU time, which also holds the
-    # switches outside fib_read) and most of its run-queue wait.
+    # switches outside fib_read) and most of its run-queue wait. Most: the
+    # loop does little outside fib_read since it reads into one buffer (with
+    # a new 128 KiB bytes object per read, mmap'd, faulted in and unmapped,
+    # a 6.1 run waited 108 ms in the loop and 47 ms of it inside fib_read).
     check("truth.offcpu.schedstat", 0.6 * waited <= off <= 1.05 * away + 1e6,
           f"fibtrace {off} ns, schedstat wait {waited} ns, off its CPU {away} ns")
     check("truth.offcpu.oncpu", row["off_cpu"]["on_cpu_median_ns"] < row["median_ns"],
