@@ -34,9 +34,7 @@ libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 
 
 def open_dev(algo=None, fmt=FORMAT_DEC):
-    fd = os.open(DEV, os.O_RDWR)
-    if algo:
-        fcntl.ioctl(fd, IOC_SET_ALGO, algo.encode().ljust(ALGO_NAME_MAX, b"\0"))
+    fd = gtest.open_algo(algo) if algo else os.open(DEV, os.O_RDWR)
     if fmt != FORMAT_DEC:
         fcntl.ioctl(fd, IOC_SET_FORMAT, fmt)
     return fd

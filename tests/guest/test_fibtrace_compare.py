@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -167,8 +168,8 @@ def device_order(a, b, ns, batches=25, calls=200, cpu=1):
     m = len(pairs)
     tail = sum(math.comb(m, i) for i in range(max(k, m - k), m + 1)) / 2 ** m
     p = min(1.0, 2 * tail)
-    ratios = [sorted(per[(b, n)])[batches // 2] / sorted(per[(a, n)])[batches // 2] for n in ns]
-    ratio = sorted(ratios)[len(ratios) // 2]
+    ratios = [statistics.median(per[(b, n)]) / statistics.median(per[(a, n)]) for n in ns]
+    ratio = statistics.median(ratios)
     detail = (f"device clock: {b} / {a} {ratio:.3f} (per n " + " ".join(f"{r:.3f}" for r in ratios)
               + f"), {b} faster in {k} of {m} paired batches, sign test p={p:.2g}")
     if p > 1e-3 or abs(ratio - 1) < 0.02:
