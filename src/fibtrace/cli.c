@@ -58,6 +58,7 @@ enum {
 	OPT_LABELS,
 	OPT_SAVE_JSON,
 	OPT_SAVE_BENCHFMT,
+	OPT_SAVE_CSV,
 	OPT_ATTRIBUTE,
 	OPT_REQUIRE_COUNTERS,
 	OPT_NO_COMPENSATE,
@@ -140,6 +141,8 @@ static const struct argp_option options[] = {
 	{"json", 'j', NULL, 0, "Print one JSON document (docs/fibtrace.schema.json)", 4},
 	{"csv", OPT_CSV, NULL, 0, "Print CSV (functions, then per n)", 4},
 	{"raw", OPT_RAW, NULL, 0, "JSON: include every read record", 4},
+	{"save-csv", OPT_SAVE_CSV, "FILE", 0,
+	 "Write the CSV report to FILE too (the report on stdout stays as chosen)", 4},
 	{"plot", OPT_PLOT, "FILE", 0, "Plot latency versus n and the breakdown (.svg or .png)", 4},
 	{"tree", OPT_TREE, NULL, 0,
 	 "Text: the whole call tree (default: paths >= 5% of their root)", 4},
@@ -168,7 +171,8 @@ static const struct argp_option options[] = {
 	 6},
 	{"labels", OPT_LABELS, "A,B[,...]", 0, "Names of the builds (default: their module names)",
 	 6},
-	{"save-json", OPT_SAVE_JSON, "FILE", 0, "Write the comparison's JSON to FILE too", 6},
+	{"save-json", OPT_SAVE_JSON, "FILE", 0,
+	 "Write the JSON report (a trace's or the comparison's) to FILE too", 6},
 	{"save-benchfmt", OPT_SAVE_BENCHFMT, "FILE", 0,
 	 "Write the comparison's benchfmt lines to FILE too", 6},
 	{"attribute", OPT_ATTRIBUTE, NULL, 0,
@@ -432,6 +436,11 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_FOLDED:
 		cli->folded = arg;
+		break;
+	case OPT_SAVE_CSV:
+		if (!*arg)
+			return ft_cli_usage(state, "--save-csv needs a file name");
+		cli->save_csv = arg;
 		break;
 	case OPT_FLAMEGRAPH:
 		cli->flamegraph = arg;

@@ -16,13 +16,14 @@
 struct ft_cli {
 	bool verbose, json, csv, raw, discover, sweep, all;
 	enum ft_attach_req attach; /* --attach (--kprobe: FT_ATTACH_KPROBE) */
-	enum ft_hists hists; /* --hist, --no-hist */
-	bool compensate; /* not --no-compensate */
-	bool symbol_cache; /* not --no-symbol-cache (ksyms.h) */
-	bool tree, tree_full; /* not --no-tree; --tree */
-	bool off_cpu;	      /* --off-cpu */
-	__u64 tree_n;	      /* --tree-n; FT_TREE_ALL_N */
+	enum ft_hists hists;	   /* --hist, --no-hist */
+	bool compensate;	   /* not --no-compensate */
+	bool symbol_cache;	   /* not --no-symbol-cache (ksyms.h) */
+	bool tree, tree_full;	   /* not --no-tree; --tree */
+	bool off_cpu;		   /* --off-cpu */
+	__u64 tree_n;		   /* --tree-n; FT_TREE_ALL_N */
 	const char *folded, *flamegraph;
+	const char *save_csv;	  /* --save-csv: the CSV report to this file too */
 	const char *trace_out;	  /* --trace-out */
 	unsigned int trace_reads; /* --trace-reads */
 	const char *funcs, *plot, *load, *device, *algo_list;
@@ -31,8 +32,8 @@ struct ft_cli {
 	__u32 ringbuf_bytes;
 	unsigned int maxactive; /* kretprobe instances per function (kretprobe.h) */
 	__u64 max_records;	/* --max-records (FT_MAX_RECORDS_DEFAULT) */
-	int cpu;	  /* -1: not pinned */
-	unsigned int pid; /* 0: every process */
+	int cpu;		/* -1: not pinned */
+	unsigned int pid;	/* 0: every process */
 	double duration, interval;
 	struct ft_hist_cfg hist_cfg;
 	char **cmd; /* -- CMD ARGS */

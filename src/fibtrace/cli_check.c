@@ -89,13 +89,19 @@ int ft_cli_check(struct ft_cli *cli, struct argp_state *state)
 		cli->json = true;
 	if ((cli->cmp.baseline || cli->cmp.strict || cli->cmp.fail_pct >= 0 ||
 	     cli->cmp.output == FT_CMP_BENCHFMT || cli->cmp.outliers || cli->cmp.metric ||
-	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS || cli->cmp.save_json ||
-	     cli->cmp.save_benchfmt || cli->cmp.attribute) &&
+	     cli->cmp.max_rows != FT_CMP_DEFAULT_ROWS || cli->cmp.save_benchfmt ||
+	     cli->cmp.attribute) &&
 	    !cli->cmp.kind)
-		return ft_cli_usage(
-			state, "--baseline, --outliers, --metric, --rows, --strict, "
-			       "--fail-on-regression, --save-json, --save-benchfmt, --attribute "
-			       "and --format benchfmt need --compare");
+		return ft_cli_usage(state, "--baseline, --outliers, --metric, --rows, --strict, "
+					   "--fail-on-regression, --save-benchfmt, --attribute "
+					   "and --format benchfmt need --compare");
+	if ((cli->cmp.save_json || cli->save_csv) &&
+	    (cli->interval || cli->cachesim == FT_SIM_ONLY))
+		return ft_cli_usage(state, "--save-json and --save-csv keep the final report of a "
+					   "trace or comparison: not with -i or --cachesim alone");
+	if (cli->save_csv && cli->cmp.kind)
+		return ft_cli_usage(state, "--save-csv: a comparison has no CSV (--save-json, "
+					   "--save-benchfmt)");
 	err = check_builds(cli, state);
 	if (err)
 		return err;

@@ -256,6 +256,10 @@ static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compar
 	ft_report(stdout, run, ft_cli_output(cli), cli->hists);
 	if (ft_report_flushed())
 		return FT_EXIT_ERROR;
+	if (cli->cmp.save_json && ft_report_save(run, cli->cmp.save_json, FT_OUT_JSON, cli->hists))
+		return FT_EXIT_ERROR;
+	if (cli->save_csv && ft_report_save(run, cli->save_csv, FT_OUT_CSV, cli->hists))
+		return FT_EXIT_ERROR;
 	if (cli->plot && ft_plot(run, cli->plot))
 		return FT_EXIT_ERROR;
 	if (cli->folded && ft_tree_folded(run, cli->folded))

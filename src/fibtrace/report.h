@@ -27,6 +27,7 @@ enum ft_hists { FT_HISTS_NONE, FT_HISTS_READ, FT_HISTS_ALL };
  * 5% and more, the per-n table sampled, the losses that are not 0.
  */
 void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists);
+int ft_report_save(struct ft_run *run, const char *path, enum ft_output out, enum ft_hists hists);
 void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists);
 int ft_report_flushed(void); /* stdout flushed: FT_EXIT_OK, or FT_EXIT_ERROR with a message */
 /*

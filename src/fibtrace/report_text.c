@@ -447,6 +447,25 @@ void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hi
 }
 
 /* 0 when everything printed to stdout reached it, else FT_EXIT_ERROR with a message */
+/* --save-json, --save-csv: the report in format @out into @path too; 0 or -1 (said why). */
+int ft_report_save(struct ft_run *run, const char *path, enum ft_output out, enum ft_hists hists)
+{
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (!f) {
+		fprintf(stderr, "fibtrace: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ft_report(f, run, out, hists);
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "fibtrace: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 int ft_report_flushed(void)
 {
 	if (!fflush(stdout) && !ferror(stdout))

@@ -41,7 +41,7 @@ CLI = [
     "--save-json r.json --save-benchfmt r.bench --attribute",
     "--compare formats --sweep 1:10 --format benchfmt --baseline dec",
     "-e cycles,instructions,branch-misses --require-counters --sweep 1:5",
-    "--hist-bits 3 --linear 100:2000:100 --csv --sweep 1:2",
+    "--hist-bits 3 --linear 100:2000:100 --csv --sweep 1:2 --save-json r.json --save-csv r.csv",
     "--tree --tree-n 90 --folded f.txt --flamegraph f.svg --sweep 90:90 --off-cpu",
     "--trace-out t.json --trace-reads 10 --sweep 1:3 --maxactive 64 --ringbuf-size 65536",
     "--sweep 18446744073709551615:18446744073709551615",

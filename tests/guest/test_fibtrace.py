@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
@@ -90,9 +91,19 @@ def main():
     check("fibtrace.hist.bars", "nsecs" in out and "|*" in out, out[:300])
 
     # Phase 1+2: one JSON document, default traced set, every read recorded.
-    rc, out, err = run(["--json", "--raw", "--sweep", f"{SWEEP_FIRST}:{SWEEP_LAST}",
-                        "--repeat", str(REPEAT)])
-    check("fibtrace.json.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
+    # The same run saves its JSON and CSV too (--save-json, --save-csv).
+    with tempfile.TemporaryDirectory() as tmp:
+        sj, sc = os.path.join(tmp, "r.json"), os.path.join(tmp, "r.csv")
+        rc, out, err = run(["--json", "--raw", "--sweep", f"{SWEEP_FIRST}:{SWEEP_LAST}",
+                            "--repeat", str(REPEAT), "--save-json", sj, "--save-csv", sc])
+        check("fibtrace.json.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
+        saved_json = open(sj).read() if os.path.exists(sj) else None
+        saved_csv = open(sc).read() if os.path.exists(sc) else ""
+    check("fibtrace.save_json.same", saved_json == out,
+          "no saved JSON" if saved_json is None else "the saved JSON differs from stdout's")
+    tables = saved_csv.strip().split("\n\n")
+    check("fibtrace.save_csv.tables", len(tables) == 2 and tables[0].startswith("function,") and
+          len(tables[1].splitlines()) == SWEEP_LAST - SWEEP_FIRST + 2, saved_csv[:300])
     try:
         doc = json.loads(out)
     except ValueError as e:

@@ -7,7 +7,8 @@ The truth is that the same code ran: every library function the kernel
 traced is called exactly as often in the simulation (JSON and CSV) (the BPF programs count
 the kernel's calls, callgrind the user-space build's), fib_compute once per
 read in both; the document validates against docs/fibtrace.schema.json with
-the simulated fields; the text says which figures are simulated.
+the simulated fields; the text says which figures are simulated. One run
+gives all three (text on stdout, --save-json, --save-csv).
 
 Runs as root in the test VM with fibdrv loaded (tests/guest/run.sh).
 """
@@ -18,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -42,10 +44,16 @@ def main():
         check("cachesim.valgrind", False, "valgrind not installed in the guest (make deps)")
         return
     base = ["--cachesim=join", "--sweep", SWEEP, "--repeat", str(REPEAT), "--algo", ALGOS]
-    rc, out, err = run(base + ["--json"])
-    if not check("cachesim.join.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}"):
-        return
-    doc = json.loads(out)
+    # One run, three outputs: text on stdout, the JSON and the CSV saved beside it.
+    with tempfile.TemporaryDirectory() as tmp:
+        saved_json, saved_csv = os.path.join(tmp, "r.json"), os.path.join(tmp, "r.csv")
+        rc, text, err = run(base + ["--save-json", saved_json, "--save-csv", saved_csv])
+        if not check("cachesim.join.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}"):
+            return
+        with open(saved_json) as f:
+            doc = json.load(f)
+        with open(saved_csv) as f:
+            csv_text = f.read()
     with open(SCHEMA) as f:
         errs = validate(doc, json.load(f))
     check("cachesim.join.schema", not errs, "; ".join(errs[:3]))
@@ -68,16 +76,15 @@ def main():
     pern = [r for r in doc["per_n"] if "cachesim" in r]
     check("cachesim.join.per_n", len(pern) == 6 and all(r["cachesim"]["Ir"] > 0 for r in pern),
           f"{len(pern)} per-n rows with simulated events")
-    rc, out, err = run(base + ["--csv"])
-    rows = list(csv.DictReader(io.StringIO(out.split("\n\n")[0]))) if rc == 0 else []
+    rows = list(csv.DictReader(io.StringIO(csv_text.split("\n\n")[0])))
+    by_name = {f["name"]: f for f in doc["functions"]}
     joined = [r for r in rows if r.get("sim_calls")]
     check("cachesim.join.csv", len(joined) >= 10 and
-          all(r["sim_calls"] == r["count"] for r in joined) and all(r["sim_Ir"] for r in joined),
-          f"exit {rc}; {len(joined)} functions with sim_ columns")
-    rc, out, err = run(base)
-    check("cachesim.join.text", rc == 0 and "SIMULATED" in out and "ns per Ir" in out and
-          "called exactly as often" in out, f"exit {rc}: {out[-400:]}")
-
+          all(r["sim_calls"] == r["count"] for r in joined) and all(r["sim_Ir"] for r in joined)
+          and all(int(r["count"]) == by_name[r["function"]]["count"] for r in joined),
+          f"{len(joined)} functions with sim_ columns")
+    check("cachesim.join.text", "SIMULATED" in text and "ns per Ir" in text and
+          "called exactly as often" in text, text[-400:])
 
 if __name__ == "__main__":
     gtest.run(main)

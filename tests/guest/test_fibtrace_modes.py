@@ -324,6 +324,10 @@ def main():
                              ("usage.bits", ["--hist-bits", "9"], 2),
                              ("usage.flag", ["--no-such-flag"], 2),
                              ("usage.algo", ["--sweep", "0:1", "--algo", "nope"], 2),
+                             ("usage.save_csv_compare", ["--compare", "algos", "--sweep", "0:1",
+                                                         "--save-csv", "/tmp/x.csv"], 2),
+                             ("usage.save_interval", ["-d", "1", "-i", "1", "--save-json",
+                                                      "/tmp/x.json"], 2),
                              ("unknown_func", ["--no-discover", "-f", "no_such_func_xyz"], 5)):
         rc, out, err = run(args)
         check(f"exit.{name}", rc == want, f"exit {rc}, want {want}: {err.strip()[-200:]}")
