@@ -66,17 +66,26 @@ class Bpftrace:
             return f"bpftrace exit {self.p.poll()}: {f.read().strip()[-300:]}"
 
     def stop(self):
-        """SIGINT, then SIGKILL; False when bpftrace did not exit (a detach stuck in the kernel)."""
-        if self.p.poll() is None:
+        """SIGINT, then SIGKILL; False when bpftrace did not exit (a detach stuck in the kernel).
+
+        Sets self.how: what ended it and when."""
+        t0, sent = time.monotonic(), 0
+        while self.p.poll() is None and sent < 6:
             self.p.send_signal(2)
-        try:
-            self.p.wait(timeout=120)
-        except subprocess.TimeoutExpired:
+            sent += 1
+            try:
+                self.p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        self.how = f"exit {self.p.poll()} {time.monotonic() - t0:.1f} s after the first SIGINT " \
+                   f"({sent} sent)"
+        if self.p.poll() is None:
             self.p.kill()
             try:
                 self.p.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 return False
+            self.how = f"killed {time.monotonic() - t0:.1f} s after the first SIGINT"
         self.err.close()
         return True
 
@@ -162,15 +171,19 @@ def test_rebuilt_trampoline(tmp):
         while not os.path.exists(out + ".started") and tracer.poll() is None and \
                 time.monotonic() < deadline:
             time.sleep(0.2)
+        t1 = time.monotonic()
         time.sleep(1)
         bt = Bpftrace("rebuild", ["kfunc:fibdrv:fib_read { @n = count(); }"], tmp)
+        t2 = time.monotonic()
         time.sleep(1)
     finally:
         open(stop, "w").close()
         rep, err = tracer.communicate(timeout=900)
+        t3 = time.monotonic()
         stopped = bt.stop() if bt else False
-    print(f"# attach.rebuilt: bpftrace attached {bt.ready.is_set()}, stopped {stopped}; "
-          f"{time.monotonic() - t0:.0f} s", flush=True)
+    print(f"# attach.rebuilt: fibtrace started the reader in {t1 - t0:.0f} s, bpftrace ready "
+          f"{t2 - t1:.0f} s later, fibtrace exited {t3 - t2:.0f} s later; bpftrace "
+          f"{bt.how if stopped else 'did not stop'}", flush=True)
     if not check("attach.rebuilt.exit", tracer.returncode == 0,
                  f"exit {tracer.returncode}: {err.strip()[-400:]}"):
         return
