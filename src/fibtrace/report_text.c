@@ -243,6 +243,41 @@ static int cmp_self(const void *x, const void *y)
 
 #define TEXT_HOT_FUNCS 10 /* functions in the default report's hottest list */
 
+/*
+ * Calls whose compensated duration or self time came out below 0 and were
+ * clamped (the subtraction is a calibrated estimate, the call measured less):
+ * said, with the first four functions, so that no 0 passes for a measurement.
+ */
+static void text_clamped(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	__u64 total = 0;
+	int k, funcs = 0, named = 0;
+
+	for (k = 0; k < tg->count; k++) {
+		total += tg->t[k].st.comp_clamped;
+		funcs += tg->t[k].st.comp_clamped > 0;
+	}
+	if (!run->overhead.on || !total)
+		return;
+	fprintf(f,
+		"clamped at 0: %" PRIu64 " calls of %d functions measured less than the cost "
+		"subtracted from them (",
+		(uint64_t)total, funcs);
+	for (k = 0; k < tg->count && named < 4; k++) {
+		const struct ft_func_stats *s = &tg->t[k].st;
+
+		if (s->comp_clamped)
+			fprintf(f, "%s%s %" PRIu64 " of %" PRIu64, named++ ? ", " : "",
+				tg->t[k].name, (uint64_t)s->comp_clamped, (uint64_t)s->count);
+	}
+	fprintf(f,
+		"%s): there the estimate of tracing's cost, not the call, is wrong; their * "
+		"figures count those calls as 0, the raw ones with tracing's cost "
+		"(docs/measurement.md)\n",
+		funcs > 4 ? ", ..." : "");
+}
+
 /* Every function (--all), or the read path and the hottest others by self time. */
 static void text_functions(FILE *f, const struct ft_run *run)
 {
@@ -265,8 +300,10 @@ static void text_functions(FILE *f, const struct ft_run *run)
 		else if (t->st.count)
 			hot[nhot++] = t;
 	}
-	if (run->all || !nhot)
+	if (run->all || !nhot) {
+		text_clamped(f, run);
 		return;
+	}
 	hot_run = run;
 	qsort(hot, nhot, sizeof(hot[0]), cmp_self);
 	shown = nhot < TEXT_HOT_FUNCS ? nhot : TEXT_HOT_FUNCS;
@@ -276,6 +313,7 @@ static void text_functions(FILE *f, const struct ft_run *run)
 	func_head(f, run);
 	for (k = 0; k < shown; k++)
 		func_row(f, run, hot[k]);
+	text_clamped(f, run);
 }
 
 #define TEXT_PERN_ROWS 12 /* rows of the default report's per-n table */
@@ -286,7 +324,7 @@ static void text_pern(FILE *f, struct ft_run *run)
 	bool comp = run->overhead.on;
 	const char *star = comp ? "*" : "";
 	struct ft_pern *rows;
-	size_t nrows = ft_pern_build(run, &rows), i, k, shown = nrows;
+	size_t nrows = ft_pern_build(run, &rows), i, k, shown = nrows, unresolved = 0;
 
 	if (!run->all && nrows > TEXT_PERN_ROWS)
 		shown = TEXT_PERN_ROWS;
@@ -334,6 +372,14 @@ static void text_pern(FILE *f, struct ft_run *run)
 			ft_algo_name(run, r->algo), (uint64_t)r->n, (uint64_t)r->count, a, x_err, b,
 			c, d, e, g, h, m, (uint64_t)r->calls);
 	}
+	for (i = 0; comp && i < nrows; i++)
+		unresolved += rows[i].comp_err >= rows[i].comp.median;
+	if (unresolved)
+		fprintf(f,
+			"%zu of %zu rows are not resolved (± at least the median*): tracing cost "
+			"their reads more than the work it measured; trace fewer functions "
+			"(--no-discover, -f) for those n (docs/measurement.md)\n",
+			unresolved, nrows);
 	free(rows);
 }
 

@@ -6,6 +6,7 @@ Runs as root in the test VM with fibdrv loaded (tests/guest/run.sh).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -77,18 +78,43 @@ def funcs(doc):
     return {f["name"]: f for f in doc["functions"]}
 
 
+def text_says_unresolved(text, doc):
+    """The text names what compensation could not resolve, as the same run's JSON counts it:
+    calls clamped at 0 (functions[].compensated.clamped) and per-n rows whose error bound is
+    at least their compensated median."""
+    clamped = sum(f["compensated"]["clamped"] for f in doc["functions"] if "compensated" in f)
+    m = re.search(r"^clamped at 0: (\d+) calls of \d+ functions", text, re.M)
+    check("fibtrace.text.clamped_said",
+          int(m.group(1)) == clamped if m else clamped == 0,
+          f"JSON: {clamped} calls clamped; text: {m.group(0) if m else 'nothing said'}")
+    rows = [r["compensated"] for r in doc["per_n"] if "compensated" in r]
+    unresolved = sum(r["error_ns"] >= r["median_ns"] for r in rows)
+    m = re.search(r"^(\d+) of (\d+) rows are not resolved", text, re.M)
+    check("fibtrace.text.unresolved_said",
+          (int(m.group(1)), int(m.group(2))) == (unresolved, len(rows)) if m else unresolved == 0,
+          f"JSON: {unresolved} of {len(rows)} per-n rows with error >= median; "
+          f"text: {m.group(0) if m else 'nothing said'}")
+    print(f"# compensation: {clamped} calls clamped, {unresolved} of {len(rows)} per-n rows "
+          f"not resolved", flush=True)
+
+
 def main():
     kver = os.uname().release
     print(f"# fibtrace on {kver}", flush=True)
 
-    # Phase 1: --hist text output of fib_read for a driven sweep.
-    rc, out, err = run(["--hist", "--no-discover", "--sweep", f"{SWEEP_FIRST}:{SWEEP_LAST}",
-                        "--repeat", str(REPEAT)])
-    check("fibtrace.hist.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
+    # Phase 1: --hist text output of fib_read for a driven sweep (its JSON saved).
+    with tempfile.TemporaryDirectory() as tmp:
+        sj = os.path.join(tmp, "h.json")
+        rc, out, err = run(["--hist", "--no-discover", "--sweep", f"{SWEEP_FIRST}:{SWEEP_LAST}",
+                            "--repeat", str(REPEAT), "--save-json", sj])
+        check("fibtrace.hist.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}")
+        hdoc = json.load(open(sj)) if rc == 0 else None
     plan = gtest.default_plan()
     check("fibtrace.hist.count", f"fib_read [{plan}]: count {READS}," in out,
           f"no 'fib_read [{plan}]: count {READS}' line:\n" + out[:600])
     check("fibtrace.hist.bars", "nsecs" in out and "|*" in out, out[:300])
+    if hdoc:
+        text_says_unresolved(out, hdoc)
 
     # Phase 1+2: one JSON document, default traced set, every read recorded.
     # The same run saves its JSON and CSV too (--save-json, --save-csv).
