@@ -309,6 +309,7 @@ import os, sys
 sys.path.insert(0, sys.argv[1])
 import gtest
 fd = gtest.open_algo(sys.argv[2])
+print("reading", flush=True)
 while True:
     os.pread(fd, 1 << 20, int(sys.argv[3]))
 """
@@ -333,8 +334,10 @@ def test_attach_window():
     os.close(fd)
     print(f"# {algo} F({n}) alone: {alone:.1f} s; read back to back while fibtrace starts")
     reader = subprocess.Popen([sys.executable, "-c", WINDOW_READER,
-                               os.path.dirname(os.path.abspath(__file__)), algo, str(n)])
+                               os.path.dirname(os.path.abspath(__file__)), algo, str(n)],
+                              stdout=subprocess.PIPE, text=True)
     try:
+        reader.stdout.readline()  # its first read has begun: from now on one always runs
         doc = fibtrace_json("truth.window", ["--no-discover", "-d", str(alone * 1.5 + 3)])
     finally:
         reader.kill()
