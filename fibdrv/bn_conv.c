@@ -212,7 +212,7 @@ static size_t bn_dc_div_itch(const struct bn_dc *c, int k, size_t xn)
 {
 	size_t T = bn_dc_T(c, k, xn), dn = c->pn[k], yn = xn - c->pz[k], div;
 
-	div = T == dn ? bn_divrem_long_itch(dn, yn) : bn_divrem_itch_sizes(T, dn, yn);
+	div = T == dn ? bn_divrem_long_itch(T, dn, yn) : bn_divrem_itch_sizes(T, dn, yn);
 	/* a divisor other than the kept one is inverted in the same scratch (before it exists) */
 	return T < bn_dc_dvT(c, k) ? bn_max(div, bn_invert_itch(T, 0)) : div;
 }

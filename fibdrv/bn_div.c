@@ -316,46 +316,48 @@ static int bn_divrem_short(const struct bn_divisor *dv, u64 *q, u64 *r, const u6
 }
 
 /*
- * The scratch of bn_divrem_long_scr: a block's working dividend (2 dn
+ * The scratch of bn_divrem_long_scr: a block's working dividend (T + dn
  * limbs) and one block's division, when x needs more than one block.
  */
-noinline size_t bn_divrem_long_itch(size_t dn, size_t xn)
+noinline size_t bn_divrem_long_itch(size_t T, size_t dn, size_t xn)
 {
-	if (xn < 2 * dn)
-		return bn_divrem_itch_sizes(dn, dn, xn);
-	return 2 * dn + bn_divrem_itch_sizes(dn, dn, 2 * dn);
+	if (xn < dn + T)
+		return bn_divrem_itch_sizes(T, dn, xn);
+	return T + dn + bn_divrem_itch_sizes(T, dn, T + dn);
 }
 
 /*
- * bn_divrem_by_scr for a quotient of any length (dv->T == dv->dn): one
- * Barrett division takes at most 2 dn limbs whose top dn are below d, so
- * from the top, a first block of qh (1..dn) quotient limbs (dn + qh - 1
- * limbs of x, its estimate by bn_divrem_short), then blocks of dn, each
- * dividing the previous remainder followed by the next dn limbs of x.
+ * bn_divrem_by_scr for a quotient of any length (dv->T >= dv->dn): one
+ * Barrett division by dv takes at most T + dn limbs whose top dn are
+ * below d, so from the top, a first block of qh (1..T) quotient limbs
+ * (dn + qh - 1 limbs of x, its estimate by bn_divrem_short), then blocks
+ * of T, each dividing the previous remainder followed by the next T limbs
+ * of x. Each block's limbs of x are read (copied to w) before its
+ * quotient is written, at or above them: q may be x.
  */
 noinline int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
 				size_t xn, u64 *mem)
 {
-	size_t dn = dv->dn, qn = xn - dn + 1, pos;
-	u64 *w = mem, *scr = mem + 2 * dn, keep;
+	size_t dn = dv->dn, b = dv->T, qn = xn - dn + 1, pos;
+	u64 *w = mem, *scr = mem + b + dn, keep;
 	int err;
 
-	if (xn < 2 * dn || dv->T != dn)
+	if (b < dn || xn < dn + b)
 		return bn_divrem_short(dv, q, r, x, xn, mem);
-	pos = qn - ((qn - 1) % dn + 1);
-	err = bn_divrem_short(dv, q + pos, w + dn, x + pos, xn - pos, scr);
+	pos = qn - ((qn - 1) % b + 1);
+	err = bn_divrem_short(dv, q + pos, w + b, x + pos, xn - pos, scr);
 	while (!err && pos) {
-		pos -= dn;
-		bn_copyi(w, x + pos, dn);
-		/* the block's quotient has dn + 1 limbs, the top one 0 (its top dn < d) */
-		keep = q[pos + dn];
-		err = bn_divrem_by_scr(dv, q + pos, w + dn, w, 2 * dn, scr);
-		if (!err && q[pos + dn])
+		pos -= b;
+		bn_copyi(w, x + pos, b);
+		/* the block's quotient has b + 1 limbs, the top one 0 (its top dn < d) */
+		keep = q[pos + b];
+		err = bn_divrem_by_scr(dv, q + pos, w + b, w, b + dn, scr);
+		if (!err && q[pos + b])
 			err = -EIO;
-		q[pos + dn] = keep;
+		q[pos + b] = keep;
 	}
 	if (!err)
-		bn_copyi(r, w + dn, dn);
+		bn_copyi(r, w + b, dn);
 	return err;
 }
 

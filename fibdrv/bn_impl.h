@@ -412,10 +412,12 @@ int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, 
 
 /*
  * The same for a quotient of any length (q: xn - dn + 1 limbs), by blocks
- * of dn quotient limbs when it is longer than dn + 1 (dv->T == dv->dn
- * then); scratch bn_divrem_long_itch(dn, xn) limbs.
+ * of T = dv->T quotient limbs when it is longer than T (dv->T >= dv->dn
+ * then: d's inverse, or that of d padded with T - dn zero limbs); scratch
+ * bn_divrem_long_itch(T, dn, xn) limbs. q may be x itself (the quotient
+ * then replaces the dividend's low limbs); r is separate.
  */
-size_t bn_divrem_long_itch(size_t dn, size_t xn);
+size_t bn_divrem_long_itch(size_t T, size_t dn, size_t xn);
 int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
 		       u64 *mem);
 

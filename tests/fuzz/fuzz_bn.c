@@ -228,26 +228,36 @@ static void fuzz_from_dec(const uint8_t *data, size_t size)
 }
 
 /*
- * A quotient longer than d, as the conversion divides by its powers: by
- * blocks of dn limbs (bn_divrem_long_scr, padded == 0), or by d padded
- * with zero limbs to T = qn + 1 limbs (its inverse to T limbs)
+ * A quotient longer than d, as the conversion divides by its powers:
+ * how 0: by d padded with zero limbs to T = qn + 1 limbs (its inverse to
+ * T limbs), one step; 1: by blocks of dn limbs (bn_divrem_long_scr); 2:
+ * by blocks of a padded divisor's T > dn limbs, q written over x (the
+ * conversion's chain)
  */
-static void fuzz_divrem_long(const struct operands *o, size_t dn, int padded, mpz_t za, mpz_t zb)
+static void fuzz_divrem_long(const struct operands *o, size_t dn, int how, mpz_t za, mpz_t zb)
 {
-	size_t T = padded && o->an - dn + 2 > dn ? o->an - dn + 2 : dn;
-	size_t itch = padded ? bn_divrem_itch_sizes(T, dn, o->an) : bn_divrem_long_itch(dn, o->an);
-	u64 *q = calloc(o->an - dn + 1, sizeof(u64)), *r = calloc(dn, sizeof(u64));
-	u64 *scr = calloc(itch, sizeof(u64));
+	size_t qn = o->an - dn + 1, T = how == 0 && qn + 1 > dn ? qn + 1 : dn;
+	size_t itch;
+	u64 *q = calloc(o->an, sizeof(u64)), *r = calloc(dn, sizeof(u64)), *scr;
 	struct bn_divisor dv;
 	mpz_t wq, wr;
 
+	if (how == 2)
+		T = dn + 1 + o->an % (dn + 1);
+	itch = how ? bn_divrem_long_itch(T, dn, o->an) : bn_divrem_itch_sizes(T, dn, o->an);
+	scr = calloc(itch, sizeof(u64));
 	CHECK(q && r && scr);
 	CHECK(bn_divisor_init(&dv, o->b, dn, T) == 0);
-	CHECK((padded ? bn_divrem_by_scr(&dv, q, r, o->a, o->an, scr)
-		      : bn_divrem_long_scr(&dv, q, r, o->a, o->an, scr)) == 0);
+	if (how == 2) {
+		memcpy(q, o->a, o->an * sizeof(u64));
+		CHECK(bn_divrem_long_scr(&dv, q, r, q, o->an, scr) == 0);
+	} else {
+		CHECK((how ? bn_divrem_long_scr(&dv, q, r, o->a, o->an, scr)
+			   : bn_divrem_by_scr(&dv, q, r, o->a, o->an, scr)) == 0);
+	}
 	mpz_inits(wq, wr, NULL);
 	mpz_tdiv_qr(wq, wr, za, zb);
-	check_limbs(q, o->an - dn + 1, wq);
+	check_limbs(q, qn, wq);
 	check_limbs(r, dn, wr);
 	mpz_clears(wq, wr, NULL);
 	bn_divisor_release(&dv);
@@ -265,8 +275,9 @@ static void fuzz_divrem(const struct operands *o, mpz_t za, mpz_t zb)
 
 	if (dn == 0 || o->an < dn)
 		return;
-	fuzz_divrem_long(o, dn, 1, za, zb);
 	fuzz_divrem_long(o, dn, 0, za, zb);
+	fuzz_divrem_long(o, dn, 1, za, zb);
+	fuzz_divrem_long(o, dn, 2, za, zb);
 	q = calloc(o->an - dn + 1, sizeof(u64));
 	r = calloc(dn, sizeof(u64));
 	CHECK(q && r);

@@ -184,16 +184,18 @@ static void check_divisor_chain(void)
 }
 
 /*
- * Quotients longer than the divisor (d of n limbs, x of xn), against GMP:
- * T == 0, bn_divrem_long_scr (by blocks of n limbs, T = n); else one
- * Barrett step by d padded to T > n limbs (its inverse to T limbs, x up
- * to n + T - 1 limbs). @kind: d random, B^n / 2 or all ones (the
+ * Quotients longer than the divisor (d of n limbs, x of xn), against GMP.
+ * @how 0: one Barrett step by d padded to T > n limbs (its inverse to T
+ * limbs, x up to n + T - 1 limbs); 1: bn_divrem_long_scr, by blocks of T
+ * limbs (T == 0: T = n, d's own inverse; else d padded to T); 2: the same
+ * with q written over x. @kind: d random, B^n / 2 or all ones (the
  * approximate inverse's hardest).
  */
-static void check_divrem_long(size_t n, size_t T, size_t xn, int kind)
+static void check_divrem_long(size_t n, size_t T, size_t xn, int kind, int how)
 {
 	u64 *d = xalloc(n), *x = xalloc(xn), *q = xalloc(xn - n + 1), *r = xalloc(n), *scr;
-	const char *what = T ? "padded divisor" : "bn_divrem_long_scr";
+	static const char *what[] = {"padded divisor", "bn_divrem_long_scr",
+				     "bn_divrem_long_scr in place"};
 	struct bn_divisor dv;
 	mpz_t zd, zx, zq, zr;
 	int err;
@@ -212,15 +214,18 @@ static void check_divrem_long(size_t n, size_t T, size_t xn, int kind)
 	to_mpz(zd, d, n);
 	to_mpz(zx, x, xn);
 	mpz_tdiv_qr(zq, zr, zx, zd);
-	scr = xalloc(T ? bn_divrem_itch_sizes(T, n, xn) : bn_divrem_long_itch(n, xn));
-	err = bn_divisor_init(&dv, d, n, T ? T : n);
-	if (!err)
-		err = T ? bn_divrem_by_scr(&dv, q, r, x, xn, scr)
-			: bn_divrem_long_scr(&dv, q, r, x, xn, scr);
+	T = T ? T : n;
+	scr = xalloc(how ? bn_divrem_long_itch(T, n, xn) : bn_divrem_itch_sizes(T, n, xn));
+	err = bn_divisor_init(&dv, d, n, T);
+	if (!err && how == 2)
+		err = bn_divrem_long_scr(&dv, x, r, x, xn, scr);
+	else if (!err)
+		err = how ? bn_divrem_long_scr(&dv, q, r, x, xn, scr)
+			  : bn_divrem_by_scr(&dv, q, r, x, xn, scr);
 	if (err)
-		fail("%s xn=%zu dn=%zu T=%zu error %d", what, xn, n, T, err);
-	else if (!eq_mpz(q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
-		fail("%s xn=%zu dn=%zu T=%zu kind=%d wrong", what, xn, n, T, kind);
+		fail("%s xn=%zu dn=%zu T=%zu error %d", what[how], xn, n, T, err);
+	else if (!eq_mpz(how == 2 ? x : q, xn - n + 1, zq) || !eq_mpz(r, n, zr))
+		fail("%s xn=%zu dn=%zu T=%zu kind=%d wrong", what[how], xn, n, T, kind);
 	bn_divisor_release(&dv);
 	mpz_clears(zd, zx, zq, zr, NULL);
 	free(d);
@@ -263,20 +268,35 @@ void test_invert_divrem(void)
 
 		n = it < 20 ? it / 2 + 1 : 1 + rnd() % (it % 9 ? 120 : 1500);
 		T = n + 1 + rnd() % (n + 2);
-		check_divrem_long(n, T, n + rnd() % T, (int)(it % 3));
+		check_divrem_long(n, T, n + rnd() % T, (int)(it % 3), 0);
 	}
 	/* products q d modulo B^Nw - 1 with q longer than d */
 	for (it = 0; it < 2; it++)
 		check_divrem_long(BN_MUL_NTT_THRESHOLD + 7, 2 * BN_MUL_NTT_THRESHOLD,
-				  2 * BN_MUL_NTT_THRESHOLD + BN_MUL_NTT_THRESHOLD / 2, (int)it);
+				  2 * BN_MUL_NTT_THRESHOLD + BN_MUL_NTT_THRESHOLD / 2, (int)it, 0);
 	group_end("bn_divrem: divisors padded with zero limbs, quotients longer than d");
 
 	group_begin();
 	for (it = 0; it < 40 * (size_t)RAND_ITERS; it++) {
 		n = it < 20 ? it / 2 + 1 : 1 + rnd() % (it % 9 ? 120 : 1500);
-		check_divrem_long(n, 0, n + rnd() % (3 * n + 4), (int)(it % 3));
+		check_divrem_long(n, 0, n + rnd() % (3 * n + 4), (int)(it % 3), 1 + (int)(it % 2));
 	}
 	group_end("bn_divrem_long_scr: quotients longer than the divisor, by blocks");
+
+	/* blocks of T > n limbs (d padded, as the conversion's chain divides), q also over x */
+	group_begin();
+	for (it = 0; it < 40 * (size_t)RAND_ITERS; it++) {
+		size_t T;
+
+		n = it < 20 ? it / 2 + 1 : 1 + rnd() % (it % 9 ? 120 : 1500);
+		T = n + 1 + rnd() % (n + 2);
+		check_divrem_long(n, T, n + rnd() % (4 * T + 4), (int)(it % 3), 1 + (int)(it % 2));
+	}
+	/* the same past the NTT threshold: several blocks, q d modulo B^Nw - 1 */
+	for (it = 0; it < 2; it++)
+		check_divrem_long(BN_MUL_NTT_THRESHOLD + 7, 2 * BN_MUL_NTT_THRESHOLD,
+				  7 * BN_MUL_NTT_THRESHOLD + 11, (int)it, 2);
+	group_end("bn_divrem_long_scr: blocks of a padded divisor's T limbs, q in place of x");
 
 	group_begin();
 	for (it = 0; it < 80 * (size_t)RAND_ITERS; it++) {
