@@ -447,7 +447,20 @@ static int fib_fdouble_sq(u64 n, struct fib_value *out, int fast)
 	s = 0;
 	while ((m >> s) > FIB_U64_MAX_N)
 		s++;
-	itch = fast ? bn_mul_itch(half, half) : 0;
+	/*
+	 * squares of at most half limbs, and the last step's one product of
+	 * two numbers of at most half limbs, one limb apart at most (both at
+	 * least F(m)'s, half - 16 limbs or more): bn_mul() takes it as one
+	 * transform, or below the NTT as bn_mul_n() of the shorter and one
+	 * basecase row beside a product of 2 half limbs; not the bound of every
+	 * unbalanced product (bn_mul_itch(), 4 to 6 half limbs more)
+	 */
+	itch = bn_mul_n_itch(half);
+	if (bn_sqr_n_itch(half) > itch)
+		itch = bn_sqr_n_itch(half);
+	if (half < BN_MUL_NTT_THRESHOLD + 32)
+		itch += 2 * half;
+	itch = fast ? itch : 0;
 	mem = bn_limbs_alloc(4 * half + itch);
 	if (!mem)
 		return -ENOMEM;
