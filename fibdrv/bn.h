@@ -63,6 +63,17 @@
 #ifndef BN_DEC_DC_THRESHOLD
 #define BN_DEC_DC_THRESHOLD 24
 #endif
+/*
+ * From this many limbs the D&C conversion divides by a power of about
+ * 1/BN_DEC_CHAIN_PARTS of x's size, again and again (a chain), instead of
+ * halving x at the top: smaller divisions, less memory, a little more time.
+ */
+#ifndef BN_DEC_CHAIN_MIN
+#define BN_DEC_CHAIN_MIN 8192
+#endif
+#ifndef BN_DEC_CHAIN_PARTS
+#define BN_DEC_CHAIN_PARTS 4
+#endif
 
 /* ---- layer 1: limb primitives -------------------------------------- */
 

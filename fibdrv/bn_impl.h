@@ -421,6 +421,21 @@ size_t bn_divrem_long_itch(size_t T, size_t dn, size_t xn);
 int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
 		       u64 *mem);
 
+/* ---- decimal conversion (bn_conv.c), shared with the D&C one (bn_dec_dc.c) ---- */
+
+#define BN_P19 10000000000000000000ULL /* 10^19, top bit set */
+
+/* base-10^19 chunks of a number of n limbs: at most this many */
+static inline size_t bn_chunk_bound(size_t n)
+{
+	return n + n / 32 + 2;
+}
+
+/* t (n limbs, destroyed) into base-10^19 chunks, least significant first: their count */
+long bn_dec_chunks(u64 *t, size_t n, u64 *chunks);
+/* the chunks' digits: pad == 0, no leading zeros ("0" for none); else exactly pad digits */
+size_t bn_dec_emit(const u64 *chunks, size_t cnt, char *out, size_t pad);
+
 #if BN_MEM_ACCOUNTING
 /* tests: how many divisions bn_divrem_by_scr retried with the exact inverse */
 unsigned long bn_divrem_retries(void);

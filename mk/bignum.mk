@@ -13,7 +13,7 @@
 BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 
 BN_SRCS := fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c \
-	fibdrv/bn_mul.c fibdrv/bn_ntt.c fibdrv/bn_ntt_mul.c fibdrv/bn_inv.c fibdrv/bn_div.c fibdrv/bn_conv.c \
+	fibdrv/bn_mul.c fibdrv/bn_ntt.c fibdrv/bn_ntt_mul.c fibdrv/bn_inv.c fibdrv/bn_div.c fibdrv/bn_conv.c fibdrv/bn_dec_dc.c \
 	fibdrv/bn_val.c \
 	fibdrv/fib_algo.c fibdrv/fib_value.c
 BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_ntt_impl.h fibdrv/bn_x86.h \

@@ -93,6 +93,51 @@ void test_dec(void)
 		group_end(names[which]);
 	}
 
+	/*
+	 * the chain (bn_dc_chain) from BN_DEC_CHAIN_MIN limbs: at its threshold,
+	 * where the top power's level changes, and 10^k - 1, 10^k, 10^k + 1
+	 * (a remainder of zeros, a last quotient of 1) at chain sizes
+	 */
+	group_begin();
+	{
+#ifdef BN_TEST_REDUCED
+		static const size_t sizes[] = { BN_DEC_CHAIN_MIN, BN_DEC_CHAIN_MIN + 1 };
+#else
+		static const size_t sizes[] = { BN_DEC_CHAIN_MIN - 1, BN_DEC_CHAIN_MIN,
+						BN_DEC_CHAIN_MIN + 1,	  2 * BN_DEC_CHAIN_MIN + 3,
+						4 * BN_DEC_CHAIN_MIN + 1, 7 * BN_DEC_CHAIN_MIN + 5 };
+#endif
+		size_t i;
+
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			u64 *x = xalloc(sizes[i]);
+
+			rnd_limbs(x, sizes[i]);
+			x[sizes[i] - 1] |= 1ULL << (rnd() % 64);
+			to_mpz(z, x, sizes[i]);
+			check_dec("bn_to_dec_dc (chain)", x, sizes[i], z, 1);
+			free(x);
+		}
+		for (i = 0; i < 3; i++) {
+			size_t xn;
+			u64 *x;
+
+			/* multiples of 19 * 2^14 digits: a power the chain divides by */
+			mpz_ui_pow_ui(z, 10, 19 * ((size_t)1 << 14) * (i + 2));
+			if (i == 0)
+				mpz_sub_ui(z, z, 1);
+			else if (i == 2)
+				mpz_add_ui(z, z, 1);
+			xn = (mpz_sizeinbase(z, 2) + 63) / 64;
+			x = xalloc(xn);
+			memset(x, 0, xn * 8);
+			mpz_export(x, NULL, -1, 8, 0, 0, z);
+			check_dec("bn_to_dec_dc (chain, 10^k)", x, xn, z, 1);
+			free(x);
+		}
+	}
+	group_end("bn_to_dec_dc.chain");
+
 	group_begin();
 	for (it = 0; it < 30 * (size_t)RAND_ITERS; it++) {
 		struct bn x = BN_INIT, y = BN_INIT;
@@ -472,6 +517,35 @@ void test_registry(void)
 		if (k > 100)
 			fail("bn_to_dec_dc of F(10^5) made %ld allocations (at most 100)", k);
 		fib_value_release(&w);
+	}
+	{
+		/* the chain's (bn_dc_chain): a random x of BN_DEC_CHAIN_MIN limbs */
+		size_t xn = BN_DEC_CHAIN_MIN;
+		u64 *x = xalloc(xn);
+		char *out = malloc(bn_dec_bound(xn));
+		long k;
+
+		rnd_limbs(x, xn);
+		x[xn - 1] |= 1;
+		for (k = 0; k < 200; k++) {
+			size_t cur, peak, before;
+
+			bn_mem_stats(&before, &peak);
+			bn_mem_fail_after(k);
+			r = bn_to_dec_dc(x, xn, out, bn_dec_bound(xn));
+			bn_mem_fail_after(-1);
+			bn_mem_stats(&cur, &peak);
+			if (r < 0 && r != -ENOMEM)
+				fail("bn_to_dec_dc (chain) errno %ld", r);
+			if (cur != before)
+				fail("bn_to_dec_dc (chain) leaked after failing allocation %ld", k);
+			if (r > 0)
+				break;
+		}
+		if (r <= 0)
+			fail("bn_to_dec_dc (chain) failed with every allocation allowed");
+		free(out);
+		free(x);
 	}
 	group_end("fib.enomem_paths_free_everything");
 }
