@@ -379,6 +379,37 @@ void test_algorithms(void)
 	mpz_clear(zf);
 }
 
+/*
+ * bn_to_dec_dc of x with its k-th allocation failing, k = 0, 1, ... until
+ * it succeeds: -ENOMEM and nothing leaked each time. Returns that k (the
+ * allocations the conversion makes), or 200 when it never succeeded.
+ */
+static long dec_dc_enomem(const char *what, const u64 *x, size_t xn)
+{
+	char *out = malloc(bn_dec_bound(xn));
+	long k, r = 0;
+
+	for (k = 0; k < 200; k++) {
+		size_t cur, peak, before;
+
+		bn_mem_stats(&before, &peak);
+		bn_mem_fail_after(k);
+		r = bn_to_dec_dc(x, xn, out, bn_dec_bound(xn));
+		bn_mem_fail_after(-1);
+		bn_mem_stats(&cur, &peak);
+		if (r < 0 && r != -ENOMEM)
+			fail("bn_to_dec_dc of %s: errno %ld", what, r);
+		if (cur != before)
+			fail("bn_to_dec_dc of %s leaked after failing allocation %ld", what, k);
+		if (r > 0)
+			break;
+	}
+	if (r <= 0)
+		fail("bn_to_dec_dc of %s failed with every allocation allowed", what);
+	free(out);
+	return k;
+}
+
 void test_registry(void)
 {
 	const struct fib_algo *d = fib_algo_default();
@@ -491,23 +522,7 @@ void test_registry(void)
 
 		if (fib_compute(d, 100000, &w))
 			fail("F(10^5)");
-		for (k = 0; k < 200; k++) {
-			size_t cur, peak, before;
-			char *out = malloc(bn_dec_bound(w.num.size));
-
-			bn_mem_stats(&before, &peak);
-			bn_mem_fail_after(k);
-			r = bn_to_dec_dc(w.num.limbs, w.num.size, out, bn_dec_bound(w.num.size));
-			bn_mem_fail_after(-1);
-			bn_mem_stats(&cur, &peak);
-			if (r < 0 && r != -ENOMEM)
-				fail("bn_to_dec_dc errno %ld", r);
-			if (cur != before)
-				fail("bn_to_dec_dc leaked after failing allocation %ld", k);
-			free(out);
-			if (r > 0)
-				break;
-		}
+		k = dec_dc_enomem("F(10^5)", w.num.limbs, w.num.size);
 		/*
 		 * k allocations made by the conversion that succeeded: the powers,
 		 * their divisors' Newton inversions and one scratch, per level (81
@@ -522,29 +537,10 @@ void test_registry(void)
 		/* the chain's (bn_dc_chain): a random x of BN_DEC_CHAIN_MIN limbs */
 		size_t xn = BN_DEC_CHAIN_MIN;
 		u64 *x = xalloc(xn);
-		char *out = malloc(bn_dec_bound(xn));
-		long k;
 
 		rnd_limbs(x, xn);
 		x[xn - 1] |= 1;
-		for (k = 0; k < 200; k++) {
-			size_t cur, peak, before;
-
-			bn_mem_stats(&before, &peak);
-			bn_mem_fail_after(k);
-			r = bn_to_dec_dc(x, xn, out, bn_dec_bound(xn));
-			bn_mem_fail_after(-1);
-			bn_mem_stats(&cur, &peak);
-			if (r < 0 && r != -ENOMEM)
-				fail("bn_to_dec_dc (chain) errno %ld", r);
-			if (cur != before)
-				fail("bn_to_dec_dc (chain) leaked after failing allocation %ld", k);
-			if (r > 0)
-				break;
-		}
-		if (r <= 0)
-			fail("bn_to_dec_dc (chain) failed with every allocation allowed");
-		free(out);
+		dec_dc_enomem("a chain's x", x, xn);
 		free(x);
 	}
 	group_end("fib.enomem_paths_free_everything");
