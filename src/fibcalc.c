@@ -5,6 +5,7 @@
  *   fibcalc [--algo A] [--format dec|bin] N
  *   fibcalc --list            one line per algorithm: name<TAB>max_n
  *   fibcalc --default         the default algorithm's name
+ *   fibcalc --memory N        the library's peak bytes for F(N) and its format
  *
  * Prints F(N) in decimal and a newline.  With --format bin the value is
  * formatted to the binary limb format (little-endian u64 limbs) and
@@ -46,6 +47,10 @@ static const struct argp_option options[] = {
 	{"format", 'f', "FMT", 0, "dec (default) or bin (printed as hex)", 0},
 	{"list", 'l', NULL, 0, "list the algorithms: name<TAB>max_n", 0},
 	{"default", 'D', NULL, 0, "print the default algorithm's name", 0},
+	{"memory", 'm', NULL, 0,
+	 "print instead of F(N) the bytes the library held at its peak computing and formatting "
+	 "it (what one read of the device allocates at once, before the kernel's rounding)",
+	 0},
 	{NULL, 0, NULL, 0, NULL, 0},
 };
 
@@ -58,6 +63,7 @@ struct args {
 	enum fib_format format;
 	int list;
 	unsigned int reads; /* --reads R; 0: print F(N) */
+	int memory;	    /* --memory: print the peak bytes instead */
 	unsigned int nn;
 	u64 n[MAX_NS];
 };
@@ -119,6 +125,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'D':
 		a->list = 2;
 		break;
+	case 'm':
+		a->memory = 1;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->nn == MAX_NS)
 			argp_failure(state, EXIT_USAGE, 0, "at most %d values of N", MAX_NS);
@@ -133,6 +142,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!a->list && !a->nn)
 			argp_failure(state, EXIT_USAGE, 0, "missing N (try --help)");
+		if (a->memory && a->reads)
+			argp_failure(state, EXIT_USAGE, 0, "--memory is of one read, not --reads");
 		if (!a->reads && (a->nn > 1 || a->nalgo > 1))
 			argp_failure(state, EXIT_USAGE, 0,
 				     "one N and one algorithm, unless --reads");
@@ -293,7 +304,12 @@ int main(int argc, char **argv)
 		fib_value_release(&v);
 		return 1;
 	}
-	if (a.format == FIBDRV_FORMAT_DEC) {
+	if (a.memory) {
+		size_t cur, peak;
+
+		bn_mem_stats(&cur, &peak);
+		printf("%zu\n", peak);
+	} else if (a.format == FIBDRV_FORMAT_DEC) {
 		fwrite(buf, 1, (size_t)len, stdout);
 		putchar('\n');
 	} else {
