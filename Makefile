@@ -135,7 +135,7 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUILD)/fibcalc
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
-	tests/host/test_cachesim.py || st=1; \
+	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; exit $$st
 
 # No function fibtrace traces by default is also inlined or cloned somewhere
