@@ -188,6 +188,8 @@ static const struct {
 	{"sqr_ntt", BN_SQR_NTT_THRESHOLD},
 	{"ntt_full_min", BN_NTT_FULL_MIN},
 	{"dec_dc", BN_DEC_DC_THRESHOLD},
+	{"dec_chain_min", BN_DEC_CHAIN_MIN},
+	{"dec_chain_parts", BN_DEC_CHAIN_PARTS},
 };
 
 static char cpu_name[128] = "unknown";
@@ -228,8 +230,8 @@ static void print_config(void)
 	size_t i;
 
 	read_cpu_name();
-	printf("cpu: %s; schoolbook kernel: %s; GMP %s\nthresholds (limbs):", cpu_name,
-	       row_kernel(), gmp_version);
+	printf("cpu: %s; schoolbook kernel: %s; GMP %s\n", cpu_name, row_kernel(), gmp_version);
+	printf("thresholds (limbs; dec_chain_parts: a ratio):");
 	for (i = 0; i < sizeof(thresholds) / sizeof(thresholds[0]); i++)
 		printf(" %s %ld", thresholds[i].name, thresholds[i].value);
 	printf("\n\n");
