@@ -7,8 +7,10 @@
  *   BN_AORS_STEP      u64 step(u64 *r, u64 a, u64 b, u64 c): one limb of
  *                     r = a op b op c, returns the carry (borrow) out
  *   BN_AORS_STEP1     u64 step1(u64 *r, u64 a, u64 b): the same without c
- *   BN_AORS_X4        the block kernel of the machine layer (bn_x86.h or
- *                     bn_generic.h): bn_add_n_x4 or bn_sub_n_x4
+ *   BN_AORS_X4        the kernel of the machine layer (bn_x86.h or
+ *                     bn_generic.h): bn_add_n_x4 or bn_sub_n_x4, returns
+ *                     the limbs it did (all on x86-64, none in C); the
+ *                     loop below does the rest
  *
  * No include guard: meant to be included more than once.  It undefines
  * its parameters at the end.

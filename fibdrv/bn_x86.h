@@ -7,7 +7,8 @@
  *
  *   bn_udiv_qrnnd()            128/64 division (divq)
  *   bn_add_n_x4(), bn_sub_n_x4()
- *                              adc/sbb chains over 4-limb blocks
+ *                              adc/sbb chains: n mod 4 head limbs, then
+ *                              4-limb blocks, all n limbs in one asm block
  *   bn_mul_k_ok()              may bn_mul_1_k()/bn_addmul_1_k() be used
  *   bn_mul_1_k(), bn_addmul_1_k()
  *                              a row, mulx + adcx/adox
@@ -32,15 +33,36 @@ static inline u64 bn_udiv_qrnnd(u64 *rem, u64 nh, u64 nl, u64 d)
 /*
  * adc/sbb chains: gcc does not keep the carry in CF with C code, which
  * makes the plain C loops 2-3x slower than these four-way unrolled ones.
- * One body for both: insn is "adcq" or "sbbq".  Processes blocks * 4 limbs
- * from limb i on (i advances), carry in 0, carry (borrow) out in cy.
+ * One body for both: insn is "adcq" or "sbbq". All n limbs in one asm
+ * block: the n mod 4 head limbs in straight-line code chosen before any
+ * arithmetic (the choice's compare or test leaves CF = 0), then the 4-limb
+ * blocks (dec and lea keep CF); carry (borrow) out in cy (0 on entry).
  */
 /* clang-format off */
-#define BN_X86_AORS_X4(insn, r_, a_, b_, i_, blocks_, cy_)				\
+#define BN_X86_AORS_LIMB(insn)							\
+	"movq (%[a],%[i],8), %[t0]\n\t"					\
+	insn " (%[b],%[i],8), %[t0]\n\t"					\
+	"movq %[t0], (%[r],%[i],8)\n\t"					\
+	"leaq 1(%[i]), %[i]\n\t"
+#define BN_X86_AORS_N(insn, r_, a_, b_, n_, cy_)					\
 	do {										\
 		u64 t0, t1, t2, t3;							\
+		size_t i = 0, c = (n_) & 3, blocks = (n_) / 4;				\
 											\
-		__asm__ volatile("clc\n\t"						\
+		__asm__ volatile("cmpq $2, %[c]\n\t"					\
+				 "je 12f\n\t"						\
+				 "ja 13f\n\t"						\
+				 "testq %[c], %[c]\n\t"				\
+				 "jz 10f\n\t"						\
+				 "jmp 11f\n\t"					\
+				 "13:\n\t"						\
+				 BN_X86_AORS_LIMB(insn)					\
+				 "12:\n\t"						\
+				 BN_X86_AORS_LIMB(insn)					\
+				 "11:\n\t"						\
+				 BN_X86_AORS_LIMB(insn)					\
+				 "10:\n\t"						\
+				 "jrcxz 4f\n\t"					\
 				 "1:\n\t"						\
 				 "movq (%[a],%[i],8), %[t0]\n\t"			\
 				 "movq 8(%[a],%[i],8), %[t1]\n\t"			\
@@ -57,42 +79,28 @@ static inline u64 bn_udiv_qrnnd(u64 *rem, u64 nh, u64 nl, u64 d)
 				 "leaq 4(%[i]), %[i]\n\t"				\
 				 "decq %[blocks]\n\t"					\
 				 "jnz 1b\n\t"						\
+				 "4:\n\t"						\
 				 "adcq $0, %[cy]\n\t"					\
-				 : [i] "+r"(i_), [blocks] "+r"(blocks_), [cy] "+r"(cy_),	\
+				 : [i] "+r"(i), [blocks] "+c"(blocks), [cy] "+r"(cy_),	\
 				   [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),	\
 				   [t3] "=&r"(t3)					\
-				 : [a] "r"(a_), [b] "r"(b_), [r] "r"(r_)		\
+				 : [a] "r"(a_), [b] "r"(b_), [r] "r"(r_), [c] "r"(c)	\
 				 : "cc", "memory");					\
 	} while (0)
 /* clang-format on */
 
-/*
- * r = a + b on the first 4 * (n / 4) limbs (none when n < 4); *cy (0 on
- * entry) gets the carry out.  Returns the number of limbs done.
- */
+/* r = a + b (n limbs, any n); *cy (0 on entry) gets the carry out. Returns n. */
 static inline size_t bn_add_n_x4(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *cy)
 {
-	size_t i = 0;
-
-	if (n >= 4) {
-		size_t blocks = n / 4;
-
-		BN_X86_AORS_X4("adcq", r, a, b, i, blocks, *cy);
-	}
-	return i;
+	BN_X86_AORS_N("adcq", r, a, b, n, *cy);
+	return n;
 }
 
 /* r = a - b, as bn_add_n_x4(); *cy gets the borrow out */
 static inline size_t bn_sub_n_x4(u64 *r, const u64 *a, const u64 *b, size_t n, u64 *cy)
 {
-	size_t i = 0;
-
-	if (n >= 4) {
-		size_t blocks = n / 4;
-
-		BN_X86_AORS_X4("sbbq", r, a, b, i, blocks, *cy);
-	}
-	return i;
+	BN_X86_AORS_N("sbbq", r, a, b, n, *cy);
+	return n;
 }
 
 /*
