@@ -60,4 +60,18 @@ static inline void bn_sqr_diag_k(u64 *r, const u64 *a, size_t n)
 	(void)r, (void)a, (void)n;
 }
 
+/* No shift kernels: bn_shift.c's C loops do every limb. */
+static inline size_t bn_lshift_blocks_k(u64 *r, const u64 *a, size_t i, u64 *hi, unsigned int cnt)
+{
+	(void)r, (void)a, (void)hi, (void)cnt;
+	return i;
+}
+
+static inline size_t bn_rshift_blocks_k(u64 *r, const u64 *a, size_t i, size_t n, u64 *lo,
+					unsigned int cnt)
+{
+	(void)r, (void)a, (void)n, (void)lo, (void)cnt;
+	return i;
+}
+
 #endif /* FIBDRV_BN_GENERIC_H */

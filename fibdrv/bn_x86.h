@@ -14,6 +14,8 @@
  *                              a row, mulx + adcx/adox
  *   bn_addmul_rows_k()         a schoolbook product's rows, one asm block
  *   bn_sqr_diag_k()            a squaring's doubling and diagonal
+ *   bn_lshift_blocks_k(), bn_rshift_blocks_k()
+ *                              the shifts' 4-limb blocks, shlx/shrx
  */
 #ifndef FIBDRV_BN_X86_H
 #define FIBDRV_BN_X86_H
@@ -342,6 +344,90 @@ static inline u64 bn_mul_1_k(u64 *r, const u64 *a, size_t n, u64 b)
 
 	BN_X86_MULX_ROW(BN_X86_NO_R, r, a, n, b, cy);
 	return cy;
+}
+
+/*
+ * The 4-limb blocks of the shifts (bn_shift.c), with BMI2's shlx/shrx: the
+ * counts in any register, where shl/shr want %cl for both and gcc reloads
+ * it at every limb. Same CPU check as the mulx rows (BMI2 with ADX).
+ */
+/* clang-format off */
+#define BN_X86_SHL2(hi, lo, at)							\
+	"shlxq %[cnt], " hi ", %[t]\n\t"					\
+	"shrxq %[tnc], " lo ", %[u]\n\t"					\
+	"orq %[u], %[t]\n\t"							\
+	"movq %[t], " at "\n\t"
+/* clang-format on */
+
+/*
+ * r[i], r[i - 1], ... from the top down while i >= 4, hi = a[i] on entry:
+ * r[j] = (a[j] << cnt) | (a[j - 1] >> (64 - cnt)), four limbs read before
+ * any is written (r may be a, or above it). Returns the new i; *hi = a[i].
+ */
+static inline size_t bn_lshift_blocks_k(u64 *r, const u64 *a, size_t i, u64 *hi, unsigned int cnt)
+{
+	u64 l0, l1, l2, l3, t, u, h = *hi, c = cnt, tc = 64 - cnt;
+
+	if (i < 4)
+		return i;
+	/* clang-format off */
+	__asm__ volatile("1:\n\t"
+			 "movq -8(%[a],%[i],8), %[l3]\n\t"
+			 "movq -16(%[a],%[i],8), %[l2]\n\t"
+			 "movq -24(%[a],%[i],8), %[l1]\n\t"
+			 "movq -32(%[a],%[i],8), %[l0]\n\t"
+			 BN_X86_SHL2("%[h]", "%[l3]", "(%[r],%[i],8)")
+			 BN_X86_SHL2("%[l3]", "%[l2]", "-8(%[r],%[i],8)")
+			 BN_X86_SHL2("%[l2]", "%[l1]", "-16(%[r],%[i],8)")
+			 BN_X86_SHL2("%[l1]", "%[l0]", "-24(%[r],%[i],8)")
+			 "movq %[l0], %[h]\n\t"
+			 "subq $4, %[i]\n\t"
+			 "cmpq $4, %[i]\n\t"
+			 "jae 1b\n\t"
+			 : [i] "+r"(i), [h] "+r"(h), [l0] "=&r"(l0), [l1] "=&r"(l1),
+			   [l2] "=&r"(l2), [l3] "=&r"(l3), [t] "=&r"(t), [u] "=&r"(u)
+			 : [a] "r"(a), [r] "r"(r), [cnt] "r"(c), [tnc] "r"(tc)
+			 : "cc", "memory");
+	/* clang-format on */
+	*hi = h;
+	return i;
+}
+
+/*
+ * r[i], r[i + 1], ... from the bottom up while i + 4 < n, lo = a[i] on
+ * entry: r[j] = (a[j + 1] << (64 - cnt)) | (a[j] >> cnt), four limbs read
+ * before any is written (r may be a, or below it). Returns the new i;
+ * *lo = a[i].
+ */
+static inline size_t bn_rshift_blocks_k(u64 *r, const u64 *a, size_t i, size_t n, u64 *lo,
+					unsigned int cnt)
+{
+	u64 h1, h2, h3, h4, t, u, l = *lo, c = cnt, tc = 64 - cnt;
+
+	if (i + 4 >= n)
+		return i;
+	/* clang-format off */
+	__asm__ volatile("1:\n\t"
+			 "movq 8(%[a],%[i],8), %[h1]\n\t"
+			 "movq 16(%[a],%[i],8), %[h2]\n\t"
+			 "movq 24(%[a],%[i],8), %[h3]\n\t"
+			 "movq 32(%[a],%[i],8), %[h4]\n\t"
+			 BN_X86_SHL2("%[h1]", "%[l]", "(%[r],%[i],8)")
+			 BN_X86_SHL2("%[h2]", "%[h1]", "8(%[r],%[i],8)")
+			 BN_X86_SHL2("%[h3]", "%[h2]", "16(%[r],%[i],8)")
+			 BN_X86_SHL2("%[h4]", "%[h3]", "24(%[r],%[i],8)")
+			 "movq %[h4], %[l]\n\t"
+			 "addq $4, %[i]\n\t"
+			 "leaq 4(%[i]), %[t]\n\t"
+			 "cmpq %[n], %[t]\n\t"
+			 "jb 1b\n\t"
+			 : [i] "+r"(i), [l] "+r"(l), [h1] "=&r"(h1), [h2] "=&r"(h2),
+			   [h3] "=&r"(h3), [h4] "=&r"(h4), [t] "=&r"(t), [u] "=&r"(u)
+			 : [a] "r"(a), [r] "r"(r), [n] "r"(n), [cnt] "r"(tc), [tnc] "r"(c)
+			 : "cc", "memory");
+	/* clang-format on */
+	*lo = l;
+	return i;
 }
 
 /*
