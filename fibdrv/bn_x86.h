@@ -9,7 +9,8 @@
  *   bn_add_n_x4(), bn_sub_n_x4()
  *                              adc/sbb chains: n mod 4 head limbs, then
  *                              4-limb blocks, all n limbs in one asm block
- *   bn_mul_k_ok()              may bn_mul_1_k()/bn_addmul_1_k() be used
+ *   bn_mul_k_ok()              may the BMI2/ADX kernels below be used (the
+ *                              mulx rows, the shlx/shrx shifts)
  *   bn_mul_1_k(), bn_addmul_1_k()
  *                              a row, mulx + adcx/adox
  *   bn_addmul_rows_k()         a schoolbook product's rows, one asm block
