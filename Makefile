@@ -158,7 +158,7 @@ soak: check-kver all
 
 # The README's test command: install, build, host tests, guest suite per kernel.
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j2 all
 	@tests/run.sh $(KERNELS)
 
 # The builds tests/guest/test_fibtrace_builds.py compares (--compare builds):
@@ -167,7 +167,7 @@ test-builds:
 	@scripts/build-test-builds.sh "$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))" $(KERNELS)
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j2 all
 	@scripts/demo.sh
 
 bench: bench-bn

@@ -1,12 +1,13 @@
 #!/bin/bash
-# scripts/fuzz.sh NAME BIN SECONDS SEED [libFuzzer options...]: one harness of
+# scripts/fuzz.sh NAME BIN BUDGET SEED [libFuzzer options...]: one harness of
 # `make fuzz` (mk/fuzz.mk). Replays every input of tests/fuzz/regressions/NAME
-# (PASS/FAIL fuzz.NAME.regressions), then fuzzes for SECONDS from the checked-in
+# (PASS/FAIL fuzz.NAME.regressions), then fuzzes for BUDGET (SECONDS, or
+# runs=N inputs) from the checked-in
 # corpus tests/fuzz/corpus/NAME (new inputs to build/fuzz/NAME/corpus,
 # findings to build/fuzz/NAME/crashes; PASS/FAIL fuzz.NAME). A finding is
 # replayed once more with the harness's messages shown.
 set -u
-name=$1 bin=$2 seconds=$3 seed=$4
+name=$1 bin=$2 budget=$3 seed=$4
 shift 4
 out=build/fuzz/$name
 mkdir -p "$out/corpus" "$out/crashes"
@@ -24,10 +25,15 @@ else
 	echo "SKIP fuzz.$name.regressions: no regression inputs yet"
 fi
 
-if "$bin" "$@" -max_total_time="$seconds" -seed="$seed" -print_final_stats=1 \
+case $budget in
+runs=*) limit=-runs=${budget#runs=} ;;
+*) limit=-max_total_time=$budget ;;
+esac
+start=$(date +%s)
+if "$bin" "$@" "$limit" -seed="$seed" -print_final_stats=1 \
 	-artifact_prefix="$out/crashes/" "$out/corpus" "tests/fuzz/corpus/$name" >"$out/fuzz.log" 2>&1; then
 	runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$')
-	echo "PASS fuzz.$name ($seconds s, ${runs:-?} runs)"
+	echo "PASS fuzz.$name (${runs:-?} runs in $(( $(date +%s) - start )) s)"
 else
 	echo "FAIL fuzz.$name: a finding in $out/crashes (log $out/fuzz.log); copy it to tests/fuzz/regressions/$name"
 	tail -n 30 "$out/fuzz.log"
