@@ -41,7 +41,7 @@ host_tests() {
 }
 host_tests &
 host_pid=$!
-# 40 min per suite (vmtest.sh's default is 30): 15-18 side by side on this
+# 40 min per suite (vmtest.sh's default is 30): 13-18 side by side on this
 # 2-core host, more beside other load; a hang still ends well within CI's time.
 export VM_TIMEOUT=${VM_TIMEOUT:-2400}
 # The suites' guests also expedite RCU grace periods (IPIs instead of waiting
@@ -89,6 +89,19 @@ gate_after() { # MARKER...: the gate once the first of them exists
 	done
 	perf_gate_aa
 }
+# The guests boot one at a time: two booting side by side were up after
+# 35-46 s each, one alone after about 20 s, and the first kernel's suite
+# (6.1's, the longest: its kprobes attach one filter change at a time) is
+# the critical path. The next guest starts when this one is up, or after
+# 60 s.
+booted() { # FILE: until the suite writing FILE has its guest up (or ended)
+	local i
+	for ((i = 0; i < 120; i++)); do
+		grep -q 'vmtest: guest up' "$1" 2>/dev/null && return
+		[ -e "$1.done" ] && return
+		sleep 0.5
+	done
+}
 kvers=("$@")
 gate_pid=
 if [ ${#kvers[@]} -gt 0 ]; then
@@ -103,6 +116,7 @@ for ((i = 0; i < ${#kvers[@]}; i += GUEST_JOBS)); do
 		echo "== guest suite on $kver (started $(date +%T))"
 		suite "$kver" "$log.$kver" &
 		pids+=($!)
+		[ "$kver" = "${batch[-1]}" ] || booted "$log.$kver"
 	done
 	for j in "${!batch[@]}"; do
 		wait "${pids[$j]}" || status=1
