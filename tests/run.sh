@@ -30,7 +30,7 @@ rm -f build/vm/flame-*.svg build/vm/flame-*.png # written by the guest suites, c
 # detach wait for grace periods; qemu's CPU time over wall time, both
 # guests: 1.67-1.74 of 2), and a niced process takes mostly that (with
 # them beside it the 6.1 suite took 906 s in a clean clone; the same tests
-# without, 924-1074 s in the previous five). The fuzzers run a fixed number
+# without, 917-1074 s in the previous six). The fuzzers run a fixed number
 # of inputs (FUZZ_RUNS, mk/fuzz.mk), not a time budget a busy core would
 # shrink. Their lines are printed after the suites.
 host_tests() {
