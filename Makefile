@@ -75,7 +75,7 @@ check-kver:
 	@[ -n "$(KVER)" ] || { echo "set KVER=<kernel release>, one of: $(KERNELS)" >&2; exit 2; }
 
 module: check-kver
-	@scripts/build-module.sh "$(KVER)" "$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))"
+	+@scripts/build-module.sh "$(KVER)" "$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))"
 
 # Every user-space object: one pattern, header dependencies from -MMD.
 $(BUILD)/obj/%.o: %.c
