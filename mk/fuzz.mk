@@ -8,8 +8,9 @@
 #
 # FUZZ_RUNS=yes (make test, tests/run.sh) fuzzes a fixed number of inputs per
 # harness instead, FUZZ_RUNS_NAME, about what 40 s of one core ran on this
-# host (2026-11-27: bn 36,859, cli 3,407,798, report 36,961): with the fixed
-# seed the same inputs every time, however busy the host. make test runs
+# host (2026-11-27: bn 36,859, cli 3,407,798, report 36,961): the same
+# amount of fuzzing however busy the host, where a time budget shrinks with
+# the CPU a process gets. make test runs
 # them at nice 19 beside the guest suites, on the cores the emulated guests
 # leave idle; the per-input timeout is then 120 s, not a hang's symptom but
 # a starved process's.
