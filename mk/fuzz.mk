@@ -10,10 +10,10 @@
 # harness instead, FUZZ_RUNS_NAME, about what 40 s of one core ran on this
 # host (2026-11-27: bn 36,859, cli 3,407,798, report 36,961): the same
 # amount of fuzzing however busy the host, where a time budget shrinks with
-# the CPU a process gets. make test runs
-# them at nice 19 beside the guest suites, on the cores the emulated guests
-# leave idle; the per-input timeout is then 120 s, not a hang's symptom but
-# a starved process's.
+# the CPU a process gets. make test runs them at nice 19 beside the guest
+# suites, on the cores the emulated guests leave idle, with a per-input
+# timeout of 120 s: a niced process may wait seconds for a core, and that is
+# not a hang.
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 FUZZ_RUNS_bn := 40000
