@@ -330,7 +330,10 @@ def main():
         os.unlink(path)
     rc, out, err = run(["--no-discover", "--sweep", "0:60:5", "--algo", ",".join(pick),
                         "--plot", path])
-    head = open(path, "rb").read(8) if os.path.exists(path) else b""
+    head = b""
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            head = f.read(8)
     ok = rc == 0 and head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 1000
     check("plot.png", ok, f"exit {rc}, starts {head!r}: {err.strip()[-200:]}")
 
