@@ -291,9 +291,10 @@ def main():
     u64 = ["--compare", "algos", "--algo", "fdouble64,fdouble64-clz", "--sweep", "88:92",
            "--repeat", "60", "--cpu", "1", "--metric", "compute", "--no-discover"]
     doc, err = run_json("compare.u64", u64)
-    if doc and winner and reversals(doc, winner, loser):
+    first = reversals(doc, winner, loser) if doc and winner else []
+    if first:
         print("# compare.u64: reversed at n = " +
-              ", ".join(f"{c['n']} ({c['ratio']:.3f})" for c in reversals(doc, winner, loser)) +
+              ", ".join(f"{c['n']} ({c['ratio']:.3f})" for c in first) +
               " against the device clock; measuring again with the tracer's code at new "
               "addresses", flush=True)
         doc, err = run_json("compare.u64.again", u64)

@@ -209,9 +209,8 @@ def main():
     folded = f"build/vm/tree-{KVER}.folded"
     if os.path.exists(folded):
         os.unlink(folded)
-    fe_args = views.FENTRY_TREE_ARGS
-    sweep, reads = fe_args[fe_args.index("--sweep"):], views.FENTRY_TREE_READS
-    fe = run_json("modes.fentry", fe_args + ["--folded", folded])
+    sweep, reads = views.FENTRY_TREE_SWEEP, views.FENTRY_TREE_READS
+    fe = run_json("modes.fentry", views.FENTRY_TREE_ARGS + ["--folded", folded])
     if fe:
         views.fentry_tree(fe, folded)
     kp = run_json("modes.kprobe", ["--kprobe"] + sweep)

@@ -98,8 +98,8 @@ def folded_sum(path):
 # test_fibtrace_modes.py makes that run (its plans' counts are compared on
 # it) and checks it with fentry_tree(): one full-set fentry attach instead
 # of two, 20-30 s each under emulation, most of it the detach.
-FENTRY_TREE_ARGS = ["--attach", "fentry", "--no-compensate", "--sweep", "90:10000:4955",
-                    "--repeat", str(REPEAT // 2)]
+FENTRY_TREE_SWEEP = ["--sweep", "90:10000:4955", "--repeat", str(REPEAT // 2)]
+FENTRY_TREE_ARGS = ["--attach", "fentry", "--no-compensate"] + FENTRY_TREE_SWEEP
 FENTRY_TREE_READS = 3 * (REPEAT // 2)
 
 
