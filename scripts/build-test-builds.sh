@@ -12,7 +12,8 @@
 #                                     small n are untouched
 #
 # Usage: build-test-builds.sh "LIB_OBJS" KVER...  (make test-builds)
-# Prints "PASS|FAIL builds.modules..." lines for the test runner.
+# Prints "PASS|FAIL builds.modules..." lines for the test runner, and writes
+# build/KVER/builds/status (ok or failed) when KVER's builds are done.
 set -uo pipefail
 lib_objs=${1:?usage: build-test-builds.sh LIB_OBJS KVER...}
 shift
@@ -48,13 +49,27 @@ build_kver() { # KVER: its three builds; its PASS/FAIL line; non-zero on failure
 	return $status
 }
 
+# build_kver, then its outcome for the guest test, which waits while
+# build/KVER/builds/pending is there and no status (tests/run.sh creates
+# pending and builds these beside the first guest's boot): "ok" or
+# "failed" in build/KVER/builds/status.
+mark_kver() { # KVER
+	local out=$top/build/$1/builds rc=0
+	mkdir -p "$out"
+	rm -f "$out/status"
+	build_kver "$1" || rc=$?
+	if [ "$rc" = 0 ]; then echo ok; else echo failed; fi >"$out/status"
+	rm -f "$out/pending"
+	return $rc
+}
+
 # The kernels side by side (kbuild is mostly one process: two use the two
 # cores), each one's lines printed in the order given.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pids=()
 for kver in "$@"; do
-	build_kver "$kver" >"$tmp/$kver" 2>&1 &
+	mark_kver "$kver" >"$tmp/$kver" 2>&1 &
 	pids+=($!)
 done
 i=0

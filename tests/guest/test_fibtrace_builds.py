@@ -2,8 +2,8 @@
 """fibtrace --compare builds in the guest: two builds of fibdrv loaded side by
 side, each traced by its own BPF object, compared read by read.
 
-The builds come from scripts/build-test-builds.sh (make test-builds, run by
-tests/run.sh before the guests): fibdrv_a and fibdrv_b are the working tree
+The builds come from scripts/build-test-builds.sh (make test-builds, which
+tests/run.sh runs beside the first guest's boot: wait_builds waits for them): fibdrv_a and fibdrv_b are the working tree
 under two names (A/A), fibdrv_slow the same with a busy wait planted in
 fibdrv_format() for decimal texts over 1000 digits (n above about 4800).
 
@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
@@ -232,8 +233,31 @@ def attribute(ko, plant_ns):
           "first, each part by the largest change")
 
 
+def wait_builds(kver, limit=900):
+    """While make test-builds runs beside the guests (build/KVER/builds/pending
+    and no status yet), wait for it, at most @limit s: its status ("ok",
+    "failed", why it has none), or None when none was running."""
+    d = f"build/{kver}/builds"
+    start = time.monotonic()
+    while (os.path.exists(f"{d}/pending") and not os.path.exists(f"{d}/status") and
+           time.monotonic() - start < limit):
+        time.sleep(1)
+    waited = time.monotonic() - start
+    if waited >= 1:
+        print(f"# waited {waited:.0f} s for make test-builds", flush=True)
+    try:
+        with open(f"{d}/status") as f:
+            return f.read().strip()
+    except OSError:
+        return f"still running after {limit} s" if os.path.exists(f"{d}/pending") else None
+
+
 def main():
     kver = os.uname().release
+    built = wait_builds(kver)
+    if built not in (None, "ok"):
+        gtest.fail("builds.modules", f"make test-builds: {built} (its FAIL line says why)")
+        gtest.exit()
     ko = {k: f"build/{kver}/builds/fibdrv_{k}.ko" for k in ("a", "b", "slow")}
     missing = [p for p in ko.values() if not os.path.exists(p)]
     if missing:
