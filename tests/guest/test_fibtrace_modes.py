@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
@@ -52,14 +53,21 @@ def run(args, timeout=300, pre=()):
 
 
 def run_json(name, args):
+    """A --json run: its document, or None (failed checks say why); its seconds for the log."""
+    t0 = time.monotonic()
     rc, out, err = run(["--json"] + args)
+    secs = time.monotonic() - t0
     if not check(f"{name}.exit", rc == 0, f"exit {rc}: {err.strip()[-300:]}"):
         return None
     try:
-        return json.loads(out)
+        doc = json.loads(out)
     except ValueError as e:
         check(f"{name}.parse", False, str(e))
         return None
+    su = doc["meta"].get("startup", {})
+    print(f"# {name}: {secs:.1f} s (start-up {su.get('total_s', 0):.1f}, calibration "
+          f"{su.get('calibrate_s', 0):.1f}, detach {su.get('detach_s', 0):.1f})", flush=True)
+    return doc
 
 
 def funcs(doc):
@@ -87,6 +95,43 @@ def usercount(n):
     if p.returncode:
         return None, f"fibcount exit {p.returncode}: {p.stderr.strip()[-200:]}"
     return {k: int(v) for k, v in (line.split() for line in p.stdout.splitlines())}, ""
+
+
+NESTED = ["bn_sqr_karatsuba", "bn_mul_karatsuba", "bn_sqr_n", "bn_mul_n"]
+OUTSIDE_READ = {"fib_llseek", "fib_open", "fib_release", "fib_write", "fib_ioctl",
+                "fib_algo_find", "fib_algo_default"}
+
+
+def nested_checks(name, doc, exact=False):
+    """Nested calls in a run of views.TREE_SWEEP: self within total, the self
+    times inside fib_read adding up to its total, no frame lost, and (@exact)
+    the Karatsuba recursion counted exactly like the user-space build."""
+    fs = funcs(doc)
+    bad = [f["name"] for f in doc["functions"] if f["self_ns"] > f["total_ns"]]
+    check(f"{name}.self_le_total", not bad, str(bad))
+    inside = sum(f["self_ns"] for f in doc["functions"]
+                 if f["module"] == "fibdrv" and f["name"] not in OUTSIDE_READ)
+    check(f"{name}.self_sum", inside == fs["fib_read"]["total_ns"],
+          f"sum of self {inside} != fib_read total {fs['fib_read']['total_ns']}")
+    check(f"{name}.no_overflow", doc["lost"]["stack_overflow"] == 0 and
+          doc["lost"]["unmatched_exit"] == 0, str(doc["lost"]))
+    sk = fs.get("bn_sqr_karatsuba", {})
+    check(f"{name}.recursion.self_lt_total",
+          sk.get("count", 0) and sk["self_ns"] < sk["total_ns"], str(sk)[:200])
+    if not exact:
+        return
+    rounds = views.TREE_READS // len(views.TREE_N)
+    want = dict.fromkeys(NESTED, 0)
+    for n in views.TREE_N:
+        per, why = usercount(n)
+        if per is None or sorted(per) != sorted(NESTED):
+            check(f"{name}.recursion.exact", False, f"no user-space counts: {why or per}")
+            return
+        for k in NESTED:
+            want[k] += per[k] * rounds
+    got = {k: fs[k]["count"] for k in NESTED if k in fs}
+    check(f"{name}.recursion.exact", got == want and want["bn_sqr_karatsuba"] > 0,
+          f"traced {got} != user space {want} (n {views.TREE_N}, {rounds} rounds)")
 
 
 def kallsyms_matching(module, pattern):
@@ -202,18 +247,24 @@ def no_fibdrv_glob():
 def main():
     algos = [a for a, _ in gtest.algorithms()]
 
-    # fentry and kprobe: the same counts for every function, at n = 90, 5045
-    # and 10^4 (Karatsuba and Toom-3 recursion). The fentry run is also the
-    # views test's fentry tree (test_fibtrace_views.fentry_tree): one
-    # full-set fentry attach and detach, 20-30 s under emulation, not two.
+    # fentry and kprobe: the same counts for every function, at n = 90, 10045
+    # and 20000 (Karatsuba recursion, nested twice at 20000), and the nested
+    # calls counted exactly (nested_checks). The runs are also the views
+    # test's fentry and kprobe trees (test_fibtrace_views.fentry_tree,
+    # kprobe_tree): one full-set attach and detach each, 10-30 s under
+    # emulation, not two.
     folded = f"build/vm/tree-{KVER}.folded"
     if os.path.exists(folded):
         os.unlink(folded)
-    sweep, reads = views.FENTRY_TREE_SWEEP, views.FENTRY_TREE_READS
+    sweep, reads = views.TREE_SWEEP, views.TREE_READS
     fe = run_json("modes.fentry", views.FENTRY_TREE_ARGS + ["--folded", folded])
     if fe:
         views.fentry_tree(fe, folded)
+        nested_checks("nested.fentry", fe, exact=True)
     kp = run_json("modes.kprobe", ["--kprobe"] + sweep)
+    if kp:
+        views.kprobe_tree(kp)
+        nested_checks("nested.kprobe", kp)
     if fe and kp:
         check("modes.kprobe.attach", kp["meta"]["attach"] == "kprobe" and all(
             f["attach"] in ("kprobe", "none") for f in kp["functions"]),
@@ -232,6 +283,7 @@ def main():
     if fe and gtest.has_kprobe_multi():
         mu = run_json("modes.multi", ["--attach", "multi"] + sweep)
         if mu:
+            nested_checks("nested.multi", mu)
             su = mu["meta"]["startup"]
             check("modes.multi.plan", su["plan"] == "kprobe.multi" and su["programs"] == 2 and
                   mu["meta"]["attach"] == "kprobe.multi", str(su))
@@ -258,36 +310,6 @@ def main():
         want = sorted({(a, n, 1) for a in pick for n in range(10, 20)})
         check("modes.algo.per_n", got == want, f"{got[:4]} ... vs {want[:4]} ...")
         check("modes.algo.ids", all(algos[r["algo_id"]] == r["algo"] for r in doc["per_n"]))
-
-    # Nested calls: Toom-3/Karatsuba recursion at n = 20000 (217 limbs).
-    n = 20000
-    doc = run_json("nested", ["--sweep", f"{n}:{n}", "--repeat", "3",
-                              "--algo", "bn-fdouble-karatsuba"])
-    if doc:
-        fs = funcs(doc)
-        fr = fs["fib_read"]
-        check("nested.fib_read.count", fr["count"] == 3, str(fr["count"]))
-        bad = [f["name"] for f in doc["functions"] if f["self_ns"] > f["total_ns"]]
-        check("nested.self_le_total", not bad, str(bad))
-        outside = {"fib_llseek", "fib_open", "fib_release", "fib_write", "fib_ioctl",
-                   "fib_algo_find", "fib_algo_default"}
-        inside = sum(f["self_ns"] for f in doc["functions"]
-                     if f["module"] == "fibdrv" and f["name"] not in outside)
-        check("nested.self_sum", inside == fr["total_ns"],
-              f"sum of self {inside} != fib_read total {fr['total_ns']}")
-        check("nested.no_overflow", doc["lost"]["stack_overflow"] == 0 and
-              doc["lost"]["unmatched_exit"] == 0, str(doc["lost"]))
-        names = ["bn_sqr_karatsuba", "bn_mul_karatsuba", "bn_sqr_n", "bn_mul_n"]
-        want, why = usercount(n)
-        if want is None or sorted(want) != sorted(names):
-            check("nested.recursion.exact", False, f"no user-space counts: {why or want}")
-        else:
-            got = {k: fs[k]["count"] // 3 for k in names if k in fs}
-            check("nested.recursion.exact", got == want and want["bn_sqr_karatsuba"] > 0,
-                  f"traced per read {got} != user space {want}")
-            sk = fs.get("bn_sqr_karatsuba", {})
-            check("nested.recursion.self_lt_total",
-                  sk.get("count", 0) and sk["self_ns"] < sk["total_ns"], str(sk)[:200])
 
     # Command mode, pid filter, duration and interval.
     cmd = ["--", "/usr/bin/python3", "-c", READER, "10"]

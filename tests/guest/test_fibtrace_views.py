@@ -4,14 +4,17 @@ own invariants and against numbers BPF keeps separately:
 
   - under each fib_read root, the nodes' self times add up to the root's
     total, to the nanosecond (raw; every frame of a read lands in exactly
-    one node), at three n, with fentry (on test_fibtrace_modes.py's fentry
-    run: fentry_tree) and with kprobes;
+    one node), at three n, with fentry and with kprobes (on
+    test_fibtrace_modes.py's runs of TREE_SWEEP: fentry_tree, kprobe_tree),
+    and compensated (on test_fibtrace_truth.py's run in context:
+    comp_tree);
   - the root's total and count equal functions[fib_read] (another map);
   - no path names a function twice (recursion folded);
   - --folded: the values of the stacks rooted at fib_read add up to the
     roots' totals; --tree-n keeps only the reads of that n;
-  - --flamegraph writes an SVG (inferno) that tests/host/check_views.py
-    then opens in headless Chromium on the host (build/vm/flame-<kver>.svg);
+  - --flamegraph writes an SVG (inferno; on test_fibtrace_truth.py's run in
+    context: comp_tree) that tests/host/check_views.py then opens in
+    headless Chromium on the host (build/vm/flame-<kver>.svg);
   - --trace-out: the Chrome trace parses back, has one fib_read slice per
     chosen read (the n chosen evenly over the sweep; the first K reads of a
     command), every slice nests inside its parent on its thread, and each
@@ -94,18 +97,25 @@ def folded_sum(path):
     return total
 
 
-# The fentry tree: n = 90, 5045 and 10^4 in one run, every function traced.
-# test_fibtrace_modes.py makes that run (its plans' counts are compared on
-# it) and checks it with fentry_tree(): one full-set fentry attach instead
-# of two, 20-30 s each under emulation, most of it the detach.
-FENTRY_TREE_SWEEP = ["--sweep", "90:10000:4955", "--repeat", str(REPEAT // 2)]
-FENTRY_TREE_ARGS = ["--attach", "fentry", "--no-compensate"] + FENTRY_TREE_SWEEP
-FENTRY_TREE_READS = 3 * (REPEAT // 2)
+# The trees of every function, n = 90, 10045 and 20000 in one run (the last
+# two with Karatsuba recursion, nested twice at 20000), each checked on a
+# run another file makes for its own checks: one full-set attach and detach
+# fewer each, 10-30 s under emulation, most of it the detach.
+# test_fibtrace_modes.py runs TREE_SWEEP with fentry (FENTRY_TREE_ARGS, its
+# plans' counts compared on it) and with kprobes, and checks them with
+# fentry_tree() and kprobe_tree(); test_fibtrace_truth.py's run in context
+# writes the flame graph and checks it with comp_tree().
+TREE_SWEEP = ["--sweep", "90:20000:9955", "--repeat", str(REPEAT // 2),
+              "--algo", "bn-fdouble-karatsuba"]
+TREE_N = (90, 10045, 20000)
+TREE_READS = len(TREE_N) * (REPEAT // 2)
+FENTRY_TREE_ARGS = ["--attach", "fentry", "--no-compensate"] + TREE_SWEEP
+FLAMEGRAPH = f"{OUT}/flame-{KVER}.svg"
 
 
 def fentry_tree(doc, folded):
     """The tree checks of a run of FENTRY_TREE_ARGS that wrote --folded @folded."""
-    check_tree("tree.fentry", doc, FENTRY_TREE_READS)
+    check_tree("tree.fentry", doc, TREE_READS)
     rs = roots(doc)
     if rs and check("tree.fentry.folded_written", os.path.exists(folded), folded):
         fs = folded_sum(folded)
@@ -113,32 +123,29 @@ def fentry_tree(doc, folded):
               f"folded fib_read stacks {fs} != root total {rs[0]['total_ns']}")
 
 
-def test_kprobe():
-    doc = fibtrace_json("tree.kprobe", ["--kprobe", "--no-compensate", "--sweep", "1000:1000",
-                                        "--repeat", str(REPEAT)])
-    if doc:
-        check_tree("tree.kprobe", doc, REPEAT)
+def kprobe_tree(doc):
+    """The tree checks of a --kprobe run of TREE_SWEEP (raw: compensation may be on)."""
+    check_tree("tree.kprobe", doc, TREE_READS)
 
 
-def test_compensated_and_flamegraph():
-    """Compensated self times add up too; --flamegraph writes the SVG the host checks."""
-    svg = f"{OUT}/flame-{KVER}.svg"
-    if os.path.exists(svg):
-        os.unlink(svg)
-    doc = fibtrace_json("tree.comp", ["--sweep", "5000:5000", "--repeat", "3",
-                                      "--flamegraph", svg])
-    if not doc:
-        return
-    check_tree("tree.comp", doc, 3, comp=True)
+def comp_tree(doc, reads):
+    """The compensated tree of a run that wrote --flamegraph FLAMEGRAPH (removed before it)."""
+    check_tree("tree.comp", doc, reads, comp=True)
     if not shutil.which("inferno-flamegraph"):
         skip("tree.flamegraph", "inferno-flamegraph not installed (make deps)")
         return
-    with open(svg) as f:
-        text = f.read()
+    try:
+        with open(FLAMEGRAPH) as f:
+            text = f.read()
+    except OSError as e:
+        text = str(e)
     check("tree.flamegraph.svg", text.lstrip().startswith("<?xml") and "<svg" in text and
-          "fib_read" in text and "bn_" in text, f"{svg}: {text[:120]!r}")
-    # The folded lines go through a mkstemp file in $TMPDIR: one it cannot
-    # create is an error naming it, and no SVG is claimed.
+          "fib_read" in text and "bn_" in text, f"{FLAMEGRAPH}: {text[:120]!r}")
+
+
+def test_flamegraph_tmpdir():
+    """The folded lines go through a mkstemp file in $TMPDIR: one it cannot
+    create is an error naming it, and no SVG is claimed."""
     p = subprocess.run([FIBTRACE, "--no-discover", "--sweep", "90:90", "--flamegraph",
                         f"{OUT}/flame-tmpdir.svg"], capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, TMPDIR="/nonexistent-fibtrace-tmp"))
@@ -249,8 +256,7 @@ def test_bad_input():
 def main():
     os.makedirs(OUT, exist_ok=True)
     test_bad_input()
-    test_kprobe()
-    test_compensated_and_flamegraph()
+    test_flamegraph_tmpdir()
     test_tree_n()
     test_text()
     test_timeline()

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Host side of the views' tests: each flame graph the guest suites wrote
-(build/vm/flame-<kver>.svg, tests/guest/test_fibtrace_views.py) opened in
+(build/vm/flame-<kver>.svg, written by tests/guest/test_fibtrace_truth.py's
+run in context and checked there by test_fibtrace_views.comp_tree) opened in
 headless Chromium, screenshotted, and the screenshot checked not blank: many
 colours, most of the frame drawn. Prints PASS/FAIL/SKIP lines for
 tests/run.sh; the screenshots stay in build/vm/ for a person to look at.
