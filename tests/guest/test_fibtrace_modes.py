@@ -65,8 +65,10 @@ def run_json(name, args):
         check(f"{name}.parse", False, str(e))
         return None
     su = doc["meta"].get("startup", {})
-    print(f"# {name}: {secs:.1f} s (start-up {su.get('total_s', 0):.1f}, calibration "
-          f"{su.get('calibrate_s', 0):.1f}, detach {su.get('detach_s', 0):.1f})", flush=True)
+    print(f"# {name}: {secs:.1f} s (start-up {su.get('total_s', 0):.1f}: discover "
+          f"{su.get('discover_s', 0):.1f}, load {su.get('load_s', 0):.1f}, attach "
+          f"{su.get('attach_s', 0):.1f}, calibrate {su.get('calibrate_s', 0):.1f}; detach "
+          f"{su.get('detach_s', 0):.1f})", flush=True)
     return doc
 
 
