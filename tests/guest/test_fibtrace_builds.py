@@ -3,9 +3,10 @@
 side, each traced by its own BPF object, compared read by read.
 
 The builds come from scripts/build-test-builds.sh (make test-builds, which
-tests/run.sh runs beside the first guest's boot: wait_builds waits for them): fibdrv_a and fibdrv_b are the working tree
-under two names (A/A), fibdrv_slow the same with a busy wait planted in
-fibdrv_format() for decimal texts over 1000 digits (n above about 4800).
+tests/run.sh runs beside the first guest's boot: wait_builds waits for
+them): fibdrv_a and fibdrv_b are the working tree under two names (A/A),
+fibdrv_slow the same with a busy wait planted in fibdrv_format() for
+decimal texts over 1000 digits (n above about 4800).
 
 Checks: usage errors (exit 2, nothing left loaded), the A/A run (exit 0
 under --fail-on-regression 5, exact read counts, JSON schema, the builds
@@ -217,13 +218,12 @@ def attribute(ko, plant_ns):
           not doc["settings"]["compensated"], str(doc["settings"]))
     funcs = doc.get("compare_functions", [])
     tests = doc.get("compare_functions_tests", 0)
-    for var in ("slow",):
-        mine = [f for f in funcs if f["variant"] == var]
-        print(f"# builds.attr.{var}: {len(mine)} of {tests} tests significant, "
-              f"{sum(f['tracing_dominated'] for f in mine)} of them dominated by tracing; "
-              f"first: " + "; ".join(f"{f['function']} n={f['n']} {f['delta_ns'] / 1e3:+.1f}us"
-                                     for f in mine if not f["tracing_dominated"])[:400],
-              flush=True)
+    mine = [f for f in funcs if f["variant"] == "slow"]
+    print(f"# builds.attr.slow: {len(mine)} of {tests} tests significant, "
+          f"{sum(f['tracing_dominated'] for f in mine)} of them dominated by tracing; "
+          f"first: " + "; ".join(f"{f['function']} n={f['n']} {f['delta_ns'] / 1e3:+.1f}us"
+                                 for f in mine if not f["tracing_dominated"])[:400],
+          flush=True)
     check("builds.attr.family", tests > 6 * len(NS),
           f"{tests} (function, variant, n) tests: every traced function should be in it")
     for n in NS[1:]:
@@ -276,12 +276,12 @@ def main():
     print(f"# fibtrace --compare builds on {kver}: fibdrv_slow waits {plant_ns / 1e3:.0f} us",
           flush=True)
     took = []
-    for part in (usage, aa, kprobes, slow, lambda ko: attribute(ko, plant_ns)):
+    for name, part in (("usage", usage), ("aa", aa), ("kprobe", kprobes), ("slow", slow),
+                       ("attribute", lambda ko: attribute(ko, plant_ns))):
         t0 = time.monotonic()
         part(ko)
-        took.append(f"{time.monotonic() - t0:.0f}")
-    print(f"# seconds: usage {took[0]}, aa {took[1]}, kprobe {took[2]}, slow {took[3]}, "
-          f"attribute {took[4]}", flush=True)
+        took.append(f"{name} {time.monotonic() - t0:.0f}")
+    print(f"# seconds: {', '.join(took)}", flush=True)
     gtest.exit()
 
 

@@ -122,7 +122,8 @@ def test_compensation():
 
 # n = 90, 5045 and 10^4 (make bench-trace's 1000 is no term of one sweep with
 # the other two), COMP_ROUNDS reads of each.
-COMP_SWEEP, COMP_N, COMP_ROUNDS = "90:10000:4955", (90, 5045, 10000), 20
+COMP_N, COMP_ROUNDS = tuple(range(90, 10000 + 1, 4955)), 20
+COMP_SWEEP = f"{COMP_N[0]}:{COMP_N[-1]}:{COMP_N[1] - COMP_N[0]}"
 
 
 def compensation_run(name, args):

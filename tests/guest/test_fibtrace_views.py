@@ -105,9 +105,9 @@ def folded_sum(path):
 # plans' counts compared on it) and with kprobes, and checks them with
 # fentry_tree() and kprobe_tree(); test_fibtrace_truth.py's run in context
 # writes the flame graph and checks it with comp_tree().
-TREE_SWEEP = ["--sweep", "90:20000:9955", "--repeat", str(REPEAT // 2),
-              "--algo", "bn-fdouble-karatsuba"]
-TREE_N = (90, 10045, 20000)
+TREE_N = tuple(range(90, 20000 + 1, 9955))  # 90, 10045, 20000
+TREE_SWEEP = ["--sweep", f"{TREE_N[0]}:{TREE_N[-1]}:{TREE_N[1] - TREE_N[0]}",
+              "--repeat", str(REPEAT // 2), "--algo", "bn-fdouble-karatsuba"]
 TREE_READS = len(TREE_N) * (REPEAT // 2)
 FENTRY_TREE_ARGS = ["--attach", "fentry", "--no-compensate"] + TREE_SWEEP
 FLAMEGRAPH = f"{OUT}/flame-{KVER}.svg"
