@@ -318,6 +318,10 @@ void ft_builds_close(struct ft_builds *bs)
 		ft_tracer_free(b->tr);
 		b->tr = NULL;
 		ft_calibrate_close(&b->calib);
+		if (b->run && b->run->targets) {
+			free(b->run->targets->core_btf);
+			b->run->targets->core_btf = NULL;
+		}
 		if (i) {
 			if (b->run) {
 				free(b->run->recs);

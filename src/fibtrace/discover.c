@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "btf_index.h"
+#include "core_btf.h"
 #include "ksyms.h"
 #include "plan.h"
 #include "run.h"
@@ -632,6 +633,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 	if (calibrate && !tg->no_module)
 		add_calib(tg, vmlinux, fib_btf, force_kprobe, run);
 	check_targets(tg, first_dyn, last_dyn, force_kprobe, run);
+	tg->core_btf = ft_core_btf_build(vmlinux, fib_btf, &tg->core_btf_size);
 out:
 	ft_func_index_free(&idx_vmlinux);
 	ft_func_index_free(&idx_fibdrv);

@@ -66,6 +66,8 @@ struct ft_targets {
 	bool no_module;	 /* fibdrv not loaded: -f functions only, the read path's slots unavailable
 			  */
 	char module[64]; /* the traced module: fibdrv, or a build's name (--compare builds) */
+	void *core_btf;	 /* the CO-RE types of this kernel and module (core_btf.h), or NULL */
+	__u32 core_btf_size;
 };
 
 struct ft_hist_cfg {

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core_btf.h"
 #include "counters.h"
 #include "kretprobe.h"
 #include "multi.h"
@@ -275,28 +276,41 @@ static int select_programs(struct ft_tracer *tr)
 	return 0;
 }
 
+/*
+ * Opens the skeleton and loads the selected programs. CO-RE relocates
+ * against the small BTF discovery made of this kernel's types (core_btf.h)
+ * when there is one, instead of libbpf parsing the kernel's BTF again.
+ */
 static int open_and_load(struct ft_tracer *tr)
 {
 	double t0 = ft_now_s();
-	int err;
+	char path[64];
+	int err, fd = -1;
 
-	tr->skel = fibtrace__open();
-	if (!tr->skel) {
-		err = -errno;
+	if (tr->tg->core_btf)
+		fd = ft_core_btf_open(tr->tg->core_btf, tr->tg->core_btf_size);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = fd >= 0 ? path : NULL);
+	tr->skel = fibtrace__open_opts(&oo);
+	err = tr->skel ? 0 : -errno;
+	if (err)
 		fprintf(stderr, "fibtrace: cannot open the BPF object: %s\n", strerror(-err));
-		return err;
+	if (!err) {
+		configure(tr);
+		err = select_programs(tr);
 	}
-	configure(tr);
-	err = select_programs(tr);
+	if (!err) {
+		loading = tr;
+		err = fibtrace__load(tr->skel);
+		loading = NULL;
+		if (err)
+			fprintf(stderr, "fibtrace: loading BPF programs failed: %s\n",
+				strerror(-err));
+	}
+	if (fd >= 0)
+		close(fd); /* libbpf has parsed it */
 	if (err)
 		return err;
-	loading = tr;
-	err = fibtrace__load(tr->skel);
-	loading = NULL;
-	if (err) {
-		fprintf(stderr, "fibtrace: loading BPF programs failed: %s\n", strerror(-err));
-		return err;
-	}
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: load %.2fs\n", ft_now_s() - t0);
 	return ft_counters_install(tr->skel, tr->run);
