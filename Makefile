@@ -7,8 +7,9 @@
 #   make module KVER=R build/R/fibdrv.ko (with module BTF)
 #   make vmtest KVER=R boot kernel R under QEMU and run the guest suite
 #   make soak KVER=R   16 readers, two tracers, rmmod attempts for SOAK_SECONDS (600)
-#   make unit          host unit tests only (with --cachesim's and make check-inline)
+#   make unit          host unit tests only (with --cachesim's, make check-inline and check-core)
 #   make check-inline  no traced fibdrv function is inlined or cloned anywhere
+#   make check-core    src/fibtrace/core_btf.c names every CO-RE relocation of the BPF object
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
 #   make bench         big-number library against GMP (bench/results/bn.json)
 #   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
@@ -57,7 +58,7 @@ FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 # The fuzzers (make fuzz): the big-number library, the command line, the reports.
 include mk/fuzz.mk
 
-.PHONY: all deps module modules user vmtest test unit check-inline demo vmlinux-h bench bench-trace clean format check-kver \
+.PHONY: all deps module modules user vmtest test unit check-inline check-core demo vmlinux-h bench bench-trace clean format check-kver \
 	stack-depth print-bn-srcs perf-gate test-builds soak
 
 all: user modules
@@ -136,11 +137,16 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUILD)/fibcalc
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
 	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
-	$(MAKE) --no-print-directory check-inline || st=1; exit $$st
+	$(MAKE) --no-print-directory check-inline || st=1; \
+	$(MAKE) --no-print-directory check-core || st=1; exit $$st
 
 # No function fibtrace traces by default is also inlined or cloned somewhere
 # (its counts would miss those calls): one PASS/FAIL line per built module,
 # from its symbols, BTF, __mcount_loc and DWARF. Part of make unit.
+# The CO-RE table of src/fibtrace/core_btf.c against the object's relocations.
+check-core: $(BUILD)/fibtrace.bpf.o
+	@scripts/check-core.py $<
+
 check-inline:
 	@$(MAKE) --no-print-directory modules || { echo "FAIL inline: make modules failed"; exit 1; }
 	@scripts/check-inline.py $(foreach k,$(KERNELS),$(BUILD)/$(k)/fibdrv.ko)
