@@ -6,12 +6,11 @@
  * functions, _copy_to_user) and every FUNC of fibdrv's BTF whose name starts
  * with bn_, fib_ or fibdrv_ and that /proc/kallsyms lists for module fibdrv
  * (so inlined, __init or renamed functions drop out). -f adds any kernel or
- * module function ("func" or "mod:func"), resolved through BTF. Unless
+ * module function ("func", "mod:func" or a glob: funcspec.c). Unless
  * --no-compensate, fibdrv's calibration functions follow the reported
  * targets (tg->ncalib of them, one per mode: calibrate.c).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +21,15 @@
 
 #include "btf_index.h"
 #include "core_btf.h"
+#include "discover_int.h"
 #include "ksyms.h"
 #include "plan.h"
 #include "run.h"
 
 /* The module traced: fibdrv, or a build loaded under another name (--compare builds). */
-static const char *fibmod = "fibdrv";
+const char *ft_fibmod = "fibdrv";
 
-static struct ft_target *find_target(struct ft_targets *tg, const char *name,
-				     const char *module)
+struct ft_target *ft_find_target(struct ft_targets *tg, const char *name, const char *module)
 {
 	int i;
 
@@ -42,7 +41,7 @@ static struct ft_target *find_target(struct ft_targets *tg, const char *name,
 
 static struct func_index idx_vmlinux, idx_fibdrv;
 
-static bool btf_has_func(const struct btf *btf, const char *name)
+bool ft_btf_has_func(const struct btf *btf, const char *name)
 {
 	if (!btf)
 		return false;
@@ -75,8 +74,8 @@ static void set_btf_id(struct ft_target *t, const struct btf *btf)
 	t->nargs = proto ? btf_vlen(proto) : 0;
 }
 
-static struct ft_target *add_target(struct ft_targets *tg, int slot,
-				    const char *name, const char *module)
+struct ft_target *ft_add_target(struct ft_targets *tg, int slot, const char *name,
+				 const char *module)
 {
 	struct ft_target *t;
 
@@ -97,17 +96,17 @@ static struct ft_target *add_target(struct ft_targets *tg, int slot,
 	return t;
 }
 
-static void set_mode(struct ft_target *t, const struct btf *vmlinux,
-		     const struct btf *mod_btf, bool force_kprobe)
+void ft_set_mode(struct ft_target *t, const struct btf *vmlinux, const struct btf *mod_btf,
+		 bool force_kprobe)
 {
 	if (t->module[0]) {
-		t->in_btf = btf_has_func(mod_btf, t->name);
+		t->in_btf = ft_btf_has_func(mod_btf, t->name);
 		/* A kprobe by name would find the vmlinux function first. */
-		t->shadowed = btf_has_func(vmlinux, t->name);
+		t->shadowed = ft_btf_has_func(vmlinux, t->name);
 		if (t->in_btf)
 			set_btf_id(t, mod_btf);
 	} else {
-		t->in_btf = btf_has_func(vmlinux, t->name);
+		t->in_btf = ft_btf_has_func(vmlinux, t->name);
 		if (t->in_btf)
 			set_btf_id(t, vmlinux);
 	}
@@ -141,17 +140,17 @@ static void add_calib(struct ft_targets *tg, const struct btf *vmlinux, const st
 		struct ft_target *t;
 
 		snprintf(name, sizeof(name), FT_CALIB_PREFIX "%d", k);
-		if (!ft_ksym_find(name, fibmod) || !ft_traceable(name)) {
+		if (!ft_ksym_find(name, ft_fibmod) || !ft_traceable(name)) {
 			ft_warn(run,
 				"%s has no traceable %s (an older build?): figures are "
 				"not compensated for tracing overhead",
-				fibmod, name);
+				ft_fibmod, name);
 			break;
 		}
-		t = add_target(tg, -1, name, fibmod);
+		t = ft_add_target(tg, -1, name, ft_fibmod);
 		if (!t)
 			break;
-		set_mode(t, vmlinux, fib_btf, force_kprobe || k == 1);
+		ft_set_mode(t, vmlinux, fib_btf, force_kprobe || k == 1);
 		t->calib = true;
 		if (k == 0 && t->mode == FT_MODE_KPROBE) {
 			tg->count--; /* no fentry on this kernel for it: calib1 calibrates kprobes */
@@ -209,189 +208,6 @@ static int cmp_target(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* "mod:func" or "func": vmlinux, then fibdrv, then any module in kallsyms. */
-static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinux,
-		     const struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
-{
-	char *colon = strchr(spec, ':');
-	const char *mod = NULL, *func = spec;
-	struct btf *mbtf = NULL;
-	const struct ksym *ks;
-	struct ft_target *t;
-
-	if (colon) {
-		*colon = 0;
-		mod = spec;
-		func = colon + 1;
-		if (!strcmp(mod, "vmlinux") || !strcmp(mod, "kernel"))
-			mod = "";
-	}
-	if (!*func) {
-		fprintf(stderr, "fibtrace: empty function name in -f\n");
-		return -FT_EXIT_USAGE;
-	}
-	if (!mod) {
-		if (btf_has_func(vmlinux, func) && ft_ksym_find(func, ""))
-			mod = "";
-		else if (btf_has_func(fib_btf, func) && ft_ksym_find(func, fibmod))
-			mod = fibmod;
-		else if ((ks = ft_ksym_find(func, NULL)))
-			mod = ks->module;
-		else {
-			fprintf(stderr, "fibtrace: unknown function '%s': not in kernel BTF "
-					"nor in /proc/kallsyms\n", func);
-			return -FT_EXIT_UNKNOWN_FUNC;
-		}
-	}
-	if (!ft_ksym_find(func, mod)) {
-		fprintf(stderr, "fibtrace: unknown function '%s%s%s': not in /proc/kallsyms%s\n",
-			mod, *mod ? ":" : "", func,
-			*mod ? " (is the module loaded?)" : "");
-		return -FT_EXIT_UNKNOWN_FUNC;
-	}
-	if (!ft_traceable(func)) {
-		fprintf(stderr, "fibtrace: function '%s' is not traceable (notrace: not in "
-				"available_filter_functions)\n", func);
-		return -FT_EXIT_UNKNOWN_FUNC;
-	}
-	if (find_target(tg, func, mod))
-		return 0;
-	t = add_target(tg, -1, func, mod);
-	if (!t) {
-		ft_warn(run, "more than %d functions: '%s' not traced", FT_MAX_SLOTS, func);
-		return 0;
-	}
-	if (*mod && strcmp(mod, fibmod)) {
-		/* fentry needs the module's BTF fd at load; only fibdrv's is kept. */
-		mbtf = btf__load_module_btf(mod, (struct btf *)vmlinux);
-		set_mode(t, vmlinux, mbtf, true);
-		btf__free(mbtf);
-		if (!force_kprobe)
-			ft_warn(run, "%s:%s traced with kprobe (fentry only for vmlinux and %s)",
-				mod, func, fibmod);
-		return 0;
-	} else {
-		set_mode(t, vmlinux, fib_btf, force_kprobe);
-	}
-	if (!t->in_btf && !force_kprobe)
-		ft_warn(run, "%s has no BTF: traced with kprobe", func);
-	else if (t->mode == FT_MODE_KPROBE && !force_kprobe)
-		ft_warn(run, "%s has %d arguments, more than fentry takes here: traced with kprobe",
-			func, t->nargs);
-	return 0;
-}
-
-/* Is this -f item a pattern (fnmatch: *, ?, [...])? */
-static bool is_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/* Matches of one glob: kallsyms indexes, at most @room traceable ones. */
-struct glob_hits {
-	size_t *idx;
-	size_t n;	/* traceable, new, distinct */
-	size_t matched; /* every text symbol matched */
-	size_t notrace; /* matched but not traceable */
-	bool overflow;	/* more than room */
-};
-
-static bool glob_seen(const struct glob_hits *h, const struct ksym *ks)
-{
-	size_t k;
-
-	for (k = 0; k < h->n; k++)
-		if (!strcmp(ft_ksyms[h->idx[k]].name, ks->name) &&
-		    !strcmp(ft_ksyms[h->idx[k]].module, ks->module))
-			return true;
-	return false;
-}
-
-static void glob_match(struct ft_targets *tg, const char *mod, const char *pat, size_t room,
-		       struct glob_hits *h)
-{
-	size_t i;
-
-	for (i = 0; i < ft_nksyms; i++) {
-		const struct ksym *ks = &ft_ksyms[i];
-
-		if ((mod && strcmp(ks->module, mod)) || fnmatch(pat, ks->name, 0))
-			continue;
-		/* fibtrace's own calibration functions are never reported. */
-		if (!strcmp(ks->module, fibmod) &&
-		    !strncmp(ks->name, FT_CALIB_PREFIX, strlen(FT_CALIB_PREFIX)))
-			continue;
-		h->matched++;
-		if (h->overflow || find_target(tg, ks->name, ks->module) || glob_seen(h, ks))
-			continue;
-		if (!ft_traceable(ks->name))
-			h->notrace++;
-		else if (h->n < room)
-			h->idx[h->n++] = i;
-		else
-			h->overflow = true;
-	}
-}
-
-/*
- * "glob" or "mod:glob" (-f 'vfs_*', -f 'fibdrv:bn_mul*'): every traceable
- * text symbol of /proc/kallsyms it matches, in that module or vmlinux
- * ("vmlinux:" or "kernel:") only when one is named, each then added as a
- * name. Matching nothing traceable is exit 5; more than the slots left is
- * exit 2 (never a silent cut).
- */
-static int add_glob(struct ft_targets *tg, char *spec, const struct btf *vmlinux,
-		    const struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
-{
-	char *colon = strchr(spec, ':'), one[256];
-	const char *mod = NULL, *pat = spec;
-	/* Two slots stay free for fibdrv's calibration functions. */
-	size_t k, room = tg->count + 2 < FT_MAX_SLOTS ? FT_MAX_SLOTS - 2 - tg->count : 0;
-	struct glob_hits h = {};
-	int err = 0;
-
-	if (colon) {
-		*colon = 0;
-		mod = spec;
-		pat = colon + 1;
-		if (!strcmp(mod, "vmlinux") || !strcmp(mod, "kernel"))
-			mod = "";
-	}
-	h.idx = calloc(room + 1, sizeof(*h.idx));
-	if (!h.idx)
-		return -FT_EXIT_ERROR;
-	glob_match(tg, mod, pat, room, &h);
-	if (h.overflow) {
-		fprintf(stderr,
-			"fibtrace: -f '%s%s%s' matches %zu functions: more than the %zu slots left "
-			"(%d of %d in use; --no-discover frees the default set's): narrow it\n",
-			colon ? spec : "", colon ? ":" : "", pat, h.matched, room, tg->count,
-			FT_MAX_SLOTS);
-		err = -FT_EXIT_USAGE;
-	} else if (!h.n && !h.matched) {
-		fprintf(stderr, "fibtrace: -f '%s%s%s' matches no function in /proc/kallsyms%s\n",
-			colon ? spec : "", colon ? ":" : "", pat,
-			mod && *mod ? " (is the module loaded?)" : "");
-		err = -FT_EXIT_UNKNOWN_FUNC;
-	} else if (!h.n && h.notrace) {
-		fprintf(stderr,
-			"fibtrace: -f '%s%s%s': its %zu matches are not traceable (notrace: not in "
-			"available_filter_functions)\n",
-			colon ? spec : "", colon ? ":" : "", pat, h.notrace);
-		err = -FT_EXIT_UNKNOWN_FUNC;
-	}
-	for (k = 0; k < h.n && !err; k++) {
-		const struct ksym *ks = &ft_ksyms[h.idx[k]];
-
-		snprintf(one, sizeof(one), "%s:%s", *ks->module ? ks->module : "vmlinux", ks->name);
-		err = add_extra(tg, one, vmlinux, fib_btf, force_kprobe, run);
-	}
-	if (!err && h.notrace)
-		ft_warn(run, "-f '%s': %zu of its matches are notrace: not traced", pat, h.notrace);
-	free(h.idx);
-	return err;
-}
-
 static void warn_ambiguous(const struct ft_targets *tg, struct ft_run *run)
 {
 	int i, n = 0;
@@ -401,7 +217,7 @@ static void warn_ambiguous(const struct ft_targets *tg, struct ft_run *run)
 	if (n)
 		ft_warn(run, "%d functions of %s have names another loaded module has too: traced "
 			     "with kprobes (before Linux 6.4, fentry attaches to the first module's)",
-			n, fibmod);
+			n, ft_fibmod);
 }
 
 /*
@@ -411,10 +227,10 @@ static void warn_ambiguous(const struct ft_targets *tg, struct ft_run *run)
  */
 static int module_present(struct ft_targets *tg, const char *extra, struct ft_run *run)
 {
-	if (ft_ksym_find("fib_read", fibmod))
+	if (ft_ksym_find("fib_read", ft_fibmod))
 		return 0;
-	if (strcmp(fibmod, "fibdrv")) {
-		fprintf(stderr, "fibtrace: module %s has no fib_read in /proc/kallsyms\n", fibmod);
+	if (strcmp(ft_fibmod, "fibdrv")) {
+		fprintf(stderr, "fibtrace: module %s has no fib_read in /proc/kallsyms\n", ft_fibmod);
 		return -FT_EXIT_NO_FIBDRV;
 	}
 	if (extra && run->run_mode && strcmp(run->run_mode, "sweep")) {
@@ -442,8 +258,8 @@ static int add_fixed(struct ft_targets *tg, const struct btf *vmlinux, const str
 	int i;
 
 	for (i = 0; i < FT_FIXED_SLOTS; i++) {
-		const char *mod = i == FT_SLOT_COPY_TO_USER ? "" : fibmod;
-		struct ft_target *t = add_target(tg, i, fixed[i], mod);
+		const char *mod = i == FT_SLOT_COPY_TO_USER ? "" : ft_fibmod;
+		struct ft_target *t = ft_add_target(tg, i, fixed[i], mod);
 
 		if (tg->no_module) {
 			t->optional = t->unavailable = true;
@@ -454,7 +270,7 @@ static int add_fixed(struct ft_targets *tg, const struct btf *vmlinux, const str
 				*mod ? ":" : "", fixed[i]);
 			return -FT_EXIT_UNKNOWN_FUNC;
 		}
-		set_mode(t, vmlinux, fib_btf, force_kprobe);
+		ft_set_mode(t, vmlinux, fib_btf, force_kprobe);
 		if (i == FT_SLOT_COPY_TO_USER) {
 			t->optional = true;
 			if (!ft_traceable(t->name)) {
@@ -489,12 +305,12 @@ static void add_defaults(struct ft_targets *tg, struct btf *vmlinux, struct btf 
 			name = btf__name_by_offset(fib_btf, bt->name_off);
 			if (!default_name(name))
 				continue;
-			if (!ft_ksym_find(name, fibmod) || find_target(tg, name, fibmod) ||
+			if (!ft_ksym_find(name, ft_fibmod) || ft_find_target(tg, name, ft_fibmod) ||
 			    !ft_traceable(name))
 				continue;
-			t = add_target(tg, -1, name, fibmod);
+			t = ft_add_target(tg, -1, name, ft_fibmod);
 			if (t)
-				set_mode(t, vmlinux, fib_btf, force_kprobe);
+				ft_set_mode(t, vmlinux, fib_btf, force_kprobe);
 		}
 	} else {
 		size_t k;
@@ -503,40 +319,20 @@ static void add_defaults(struct ft_targets *tg, struct btf *vmlinux, struct btf 
 			const char *name = ft_ksyms[k].name;
 			struct ft_target *t;
 
-			if (strcmp(ft_ksyms[k].module, fibmod))
+			if (strcmp(ft_ksyms[k].module, ft_fibmod))
 				continue;
 			if (!default_name(name))
 				continue;
-			if (find_target(tg, name, fibmod))
+			if (ft_find_target(tg, name, ft_fibmod))
 				continue;
-			t = add_target(tg, -1, name, fibmod);
+			t = ft_add_target(tg, -1, name, ft_fibmod);
 			if (t)
-				set_mode(t, vmlinux, NULL, true);
+				ft_set_mode(t, vmlinux, NULL, true);
 		}
 	}
 	qsort(&tg->t[first], tg->count - first, sizeof(tg->t[0]), cmp_target);
 	for (i = first; i < tg->count; i++)
 		tg->t[i].slot = i;
-}
-
-/* -f: each comma-separated name or glob. */
-static int add_func_list(struct ft_targets *tg, const char *extra, struct btf *vmlinux,
-			 struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
-{
-	char *copy = strdup(extra), *save = NULL, *tok;
-	int err = 0;
-
-	if (!copy)
-		return -FT_EXIT_ERROR;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		err = is_glob(tok)
-			      ? add_glob(tg, tok, vmlinux, fib_btf, force_kprobe, run)
-			      : add_extra(tg, tok, vmlinux, fib_btf, force_kprobe, run);
-		if (err)
-			break;
-	}
-	free(copy);
-	return err;
 }
 
 /* Warnings about the targets (shadowed names, kprobes for many arguments); their addresses. */
@@ -575,8 +371,8 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 	bool threaded;
 
 	memset(tg, 0, sizeof(*tg));
-	fibmod = module ? module : "fibdrv";
-	snprintf(tg->module, sizeof(tg->module), "%s", fibmod);
+	ft_fibmod = module ? module : "fibdrv";
+	snprintf(tg->module, sizeof(tg->module), "%s", ft_fibmod);
 	/*
 	 * The kernel's BTF is parsed while the symbol tables are read: neither
 	 * needs the other, and each took about half a second of a guest's
@@ -605,7 +401,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 	err = module_present(tg, extra, run);
 	if (err)
 		goto out;
-	fib_btf = tg->no_module ? NULL : btf__load_module_btf(fibmod, vmlinux);
+	fib_btf = tg->no_module ? NULL : btf__load_module_btf(ft_fibmod, vmlinux);
 	tg->module_btf = fib_btf != NULL;
 	ft_func_index_build(&idx_vmlinux, vmlinux, NULL);
 	ft_func_index_build(&idx_fibdrv, fib_btf, vmlinux);
@@ -613,7 +409,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 		ft_warn(run,
 			"%s has no BTF (/sys/kernel/btf/%s): module functions "
 			"traced with kprobes",
-			fibmod, fibmod);
+			ft_fibmod, ft_fibmod);
 
 	err = add_fixed(tg, vmlinux, fib_btf, force_kprobe, run);
 	if (err)
@@ -626,7 +422,7 @@ int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bo
 	}
 	/* An error in -f is returned after the checks below, as the whole list's warnings. */
 	if (extra)
-		err = add_func_list(tg, extra, vmlinux, fib_btf, force_kprobe, run);
+		err = ft_add_func_list(tg, extra, vmlinux, fib_btf, force_kprobe, run);
 	if (tg->dropped)
 		ft_warn(run, "%d functions not traced: at most %d slots", tg->dropped,
 			FT_MAX_SLOTS);
