@@ -66,10 +66,12 @@ static bool named(const char *list, const char *name)
 	return false;
 }
 
-/* Struct @n of @src with the members @n names, those @src has. */
-static int copy_struct(struct btf *dst, const struct btf *src, const struct core_need *n)
+/*
+ * Struct @id of @src (0: this kernel has none) with the members @n names,
+ * those @src has.
+ */
+static int copy_struct(struct btf *dst, const struct btf *src, int id, const struct core_need *n)
 {
-	int id = btf__find_by_name_kind(src, n->type, BTF_KIND_STRUCT);
 	const struct btf_type *t = id > 0 ? btf__type_by_id(src, id) : NULL;
 	int k, idx[16], tid[16], nwant = 0, err;
 	const struct btf_member *m;
@@ -95,20 +97,43 @@ static int copy_struct(struct btf *dst, const struct btf *src, const struct core
 	return err < 0 ? err : 0;
 }
 
+#define NNEEDS (sizeof(needs) / sizeof(needs[0]))
+
+/*
+ * The ids of the table's structs in @src's own types (from @first: after
+ * the base's for split BTF), in one pass: btf__find_by_name_kind() scans
+ * every type per name, ~0.05 s each for the kernel's under emulation.
+ */
+static void find_structs(const struct btf *src, __u32 first, bool module, int ids[NNEEDS])
+{
+	__u32 id, end = btf__type_cnt(src);
+	size_t k;
+
+	for (id = first; id < end; id++) {
+		const struct btf_type *t = btf__type_by_id(src, id);
+
+		if (!btf_is_struct(t) || !t->name_off)
+			continue;
+		for (k = 0; k < NNEEDS; k++)
+			if (needs[k].module == module && !ids[k] &&
+			    !strcmp(btf__name_by_offset(src, t->name_off), needs[k].type))
+				ids[k] = id;
+	}
+}
+
 void *ft_core_btf_build(const struct btf *vmlinux, const struct btf *module, __u32 *size)
 {
 	struct btf *dst = btf__new_empty();
+	int ids[NNEEDS] = {}, err = dst ? 0 : -ENOMEM;
 	const void *raw = NULL;
 	void *copy = NULL;
 	size_t k;
-	int err = dst ? 0 : -ENOMEM;
 
-	for (k = 0; k < sizeof(needs) / sizeof(needs[0]) && !err; k++) {
-		const struct btf *src = needs[k].module ? module : vmlinux;
-
-		if (src)
-			err = copy_struct(dst, src, &needs[k]);
-	}
+	find_structs(vmlinux, 1, false, ids);
+	if (module)
+		find_structs(module, btf__type_cnt(vmlinux), true, ids);
+	for (k = 0; k < NNEEDS && !err; k++)
+		err = copy_struct(dst, needs[k].module ? module : vmlinux, ids[k], &needs[k]);
 	if (!err)
 		raw = btf__raw_data(dst, size);
 	if (raw && (copy = malloc(*size)))
