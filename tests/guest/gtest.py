@@ -1,12 +1,16 @@
 """Tiny test reporter shared by the guest tests.
 
 Each check prints one line: "PASS name", "FAIL name: detail" or
-"SKIP name: why". tests/run.sh counts them; exit() returns 1 on any FAIL.
+"SKIP name: why". tests/run.sh counts them; exit() returns 1 on any FAIL,
+after a line of where the file's time went: the seconds before each check,
+summed by the first two parts of its name ("truth.comp"), so a file that
+takes several times its usual time in a CI log says which part did.
 """
 import fcntl
 import os
 import struct
 import sys
+import time
 
 # fibdrv's user API (fibdrv/fibdrv_uapi.h), for the tests that call it directly.
 ALGO_NAME_MAX = 32
@@ -27,11 +31,30 @@ CALIB_COMPUTE = 0x100  # FIBDRV_CALIB_COMPUTE
 DEV = "/dev/fibonacci"
 
 _failed = False
+_last = time.monotonic()
+_spent = {}  # check group -> seconds, in the order groups first appear
+
+
+def _account(name):
+    global _last
+    now = time.monotonic()
+    group = ".".join(name.split(".")[:2])
+    _spent[group] = _spent.get(group, 0.0) + now - _last
+    _last = now
+
+
+def time_line():
+    """'# time by check group: a.b 12.3 s, ...', the largest first (at most 8)."""
+    top = sorted(_spent.items(), key=lambda kv: -kv[1])[:8]
+    rest = sum(_spent.values()) - sum(v for _, v in top)
+    parts = [f"{g} {v:.1f} s" for g, v in top] + ([f"others {rest:.1f} s"] if rest >= 0.05 else [])
+    return "# time by check group (seconds before each check): " + ", ".join(parts)
 
 
 def check(name, ok, detail=""):
     """Report one check; returns ok so callers can chain."""
     global _failed
+    _account(name)
     if ok:
         print(f"PASS {name}", flush=True)
     else:
@@ -41,6 +64,7 @@ def check(name, ok, detail=""):
 
 
 def skip(name, why):
+    _account(name)
     print(f"SKIP {name}: {why}", flush=True)
 
 
@@ -49,6 +73,8 @@ def fail(name, detail):
 
 
 def exit():
+    if _spent:
+        print(time_line(), flush=True)
     sys.exit(1 if _failed else 0)
 
 
