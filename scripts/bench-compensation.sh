@@ -19,11 +19,12 @@ fi
 # shellcheck source=scripts/guest-bench.sh
 . scripts/guest-bench.sh
 guest_bench bench-compensation build/fibtrace build/bench/trace_workload /usr/bin/bpftrace -- "$@"
-python3 - "$build" "${parts[@]}" <<'PY'
+python3 - "$build" "$host" "${parts[@]}" <<'PY'
 import json, sys
-rows = [r for p in sys.argv[2:] for r in json.load(open(p))]
+rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
     r["fibtrace_build"] = sys.argv[1]
+    r["host"] = sys.argv[2]
 with open("bench/results/compensation.json", "w") as f:
     json.dump(rows, f, indent=1)
     f.write("\n")

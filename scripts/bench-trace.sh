@@ -391,11 +391,12 @@ fi
 . scripts/guest-bench.sh
 guest_bench bench-trace build/fibtrace build/bench/trace_workload /usr/bin/bpftrace \
 	/usr/sbin/funclatency-bpfcc -- "$@"
-python3 - "$build" "${parts[@]}" <<'PY'
+python3 - "$build" "$host" "${parts[@]}" <<'PY'
 import json, sys
-rows = [r for p in sys.argv[2:] for r in json.load(open(p))]
+rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
     r["fibtrace_build"] = sys.argv[1]
+    r["host"] = sys.argv[2]
     # A per-call cost is resolved when the tracer adds clearly more than the
     # run-to-run noise (a few %) to a read: not for 1-4 calls on a 1 ms read.
     r["resolved"] = r["tracer"] == "none" or r["added_percent"] >= 20

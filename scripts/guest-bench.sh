@@ -3,8 +3,10 @@
 # TOOL is there, runs "scripts/NAME.sh --guest PART" in one guest per kernel
 # (default: every kernel of scripts/kernels.sh), its console into
 # build/vm/NAME-KVER.log and its "NAME" progress lines to stderr, and sets
-# parts (each kernel's JSON rows) and build (the commit measured, with
-# "+uncommitted" when bpf/, src/ or fibdrv/ differ from it).
+# parts (each kernel's JSON rows), build (the commit measured, with
+# "+uncommitted" when bpf/, src/ or fibdrv/ differ from it) and host (the
+# host's CPU model and the date: emulated figures move with the host by
+# up to 2x, so every row says where and when it was measured).
 guest_bench() {
 	local name=$1 f k part
 	shift
@@ -30,4 +32,5 @@ guest_bench() {
 	done
 	build=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	git diff --quiet HEAD -- bpf src fibdrv 2>/dev/null || build="$build+uncommitted"
+	host="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(date -u +%F)"
 }
