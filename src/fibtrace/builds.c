@@ -191,13 +191,16 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run
 	snprintf(bs->b[0].device, sizeof(bs->b[0].device), "%s", cli->device);
 	if (cli->nko && (err = open_kos(bs, cli)))
 		return err;
-	for (i = 0; i < bs->n; i++) {
+	/* The kprobe.multi probe (auto's first question) runs while the tables load. */
+	ft_plan_probe_start(cli->attach, cli->cmp.kind != 0);
+	err = ft_discover_open();
+	for (i = 0; !err && i < bs->n; i++) {
 		struct ft_build *b = &bs->b[i];
 
 		if (!i)
 			b->run = run;
 		else if ((err = new_run(b, run)))
-			return err;
+			break;
 		/* The plan first: it decides whether discovery puts every function on kprobes. */
 		req = ft_plan_choose(cli->attach, cli->cmp.kind != 0, b->run);
 		err = req < 0 ? req
@@ -206,11 +209,12 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_cli *cli, struct ft_run
 					    b->run);
 		if (!err)
 			err = ft_plan_apply(b->run->targets, req, b->run);
-		if (err)
-			return err;
-		fibdev_list_algos(b->device, &b->run->algos);
+		if (!err)
+			fibdev_list_algos(b->device, &b->run->algos);
 	}
-	return 0;
+	ft_plan_probe_join();
+	ft_discover_close();
+	return err;
 }
 
 void ft_builds_share(struct ft_builds *bs)

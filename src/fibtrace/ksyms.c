@@ -259,8 +259,10 @@ int ft_ksyms_load(void)
 	return err;
 }
 
+/* The chains run from the last line to the first: the last match is kallsyms's first. */
 const struct ksym *ft_ksym_find(const char *name, const char *module)
 {
+	const struct ksym *first = NULL;
 	unsigned int i;
 
 	if (!ksym_hash.head)
@@ -269,9 +271,9 @@ const struct ksym *ft_ksym_find(const char *name, const char *module)
 		const struct ksym *k = &ft_ksyms[i - 1];
 
 		if (!strcmp(k->name, name) && (!module || !strcmp(k->module, module)))
-			return k;
+			first = k;
 	}
-	return NULL;
+	return first;
 }
 
 bool ft_ksym_elsewhere(const char *name, const char *module)

@@ -36,7 +36,7 @@ extern const char *ft_ksyms_source; /* "cache", or "kernel" and why not the cach
 void ft_ksyms_use_cache(bool on);
 /* The same from other files (tests): @ftrace, NULL-terminated, the first readable. */
 int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace);
-/* module NULL: any; "": vmlinux. */
+/* The first line kallsyms lists for @name; module NULL: any; "": vmlinux. */
 const struct ksym *ft_ksym_find(const char *name, const char *module);
 /* Another module (or vmlinux) than @module has a text symbol @name. */
 bool ft_ksym_elsewhere(const char *name, const char *module);

@@ -41,6 +41,13 @@ int ft_plan_parse(const char *s, enum ft_attach_req *req);
 /* Whether this kernel attaches kprobe.multi links (a probe link that fails either way). */
 bool ft_plan_multi_available(void);
 /*
+ * The same probe in a thread, when --attach @req may ask for it (auto
+ * outside a comparison, multi); ft_plan_multi_available() or
+ * ft_plan_probe_join() waits for it.
+ */
+void ft_plan_probe_start(enum ft_attach_req req, bool benchmark);
+void ft_plan_probe_join(void);
+/*
  * The plan of this run, decided before discovery (which puts every function
  * on kprobes for FT_ATTACH_KPROBE): --attach's word, or what auto picks
  * (@benchmark: a comparison). Records why in run->startup. Returns

@@ -86,6 +86,8 @@ int main(void)
 		       "ffffffff81001000 t vfs_read\n"
 		       "ffffffff82000000 D some_data\n"
 		       "ffffffff81002000 T bn_add\n"
+		       "ffffffff81003000 t dup_static\n"
+		       "ffffffff81004000 t dup_static\n"
 		       "ffffffffc0001000 t bn_add\t[fibdrv]\n"
 		       "ffffffffc0002000 t bn_add\t[fibdrv_b]\n"
 		       "ffffffffc0003000 T fib_read\t[fibdrv]\n"
@@ -95,7 +97,7 @@ int main(void)
 	write_file(ff, "vfs_read\nbn_add [fibdrv]\nfib_read [fibdrv]\n");
 
 	check("load", ft_ksyms_load_from(ks, ftrace) == 0);
-	check("text-only", ft_nksyms == 7 && !ft_ksym_find("some_data", NULL));
+	check("text-only", ft_nksyms == 9 && !ft_ksym_find("some_data", NULL));
 	check("no-bpf-symbols", !ft_ksym_find("bpf_prog_6deef7357e7b4530_ft_entry", NULL) &&
 					!ft_ksym_find("bpf_trampoline_6442", NULL));
 	k = ft_ksym_find("bn_add", "fibdrv");
@@ -105,6 +107,10 @@ int main(void)
 	k = ft_ksym_find("bn_add", "");
 	check("vmlinux.addr", k && k->addr == 0xffffffff81002000ULL);
 	check("any-module", ft_ksym_find("fib_read", NULL) != NULL);
+	k = ft_ksym_find("dup_static", "");
+	check("duplicate.first-listed", k && k->addr == 0xffffffff81003000ULL);
+	k = ft_ksym_find("bn_add", NULL);
+	check("any-module.first-listed", k && k->addr == 0xffffffff81002000ULL);
 	check("missing", !ft_ksym_find("fib_read", "") && !ft_ksym_find("nope", NULL));
 	check("no-trailing-newline",
 	      (k = ft_ksym_find("last_no_newline", "fibdrv")) && k->addr == 0xffffffffc0004000ULL);
