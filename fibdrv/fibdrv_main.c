@@ -271,9 +271,8 @@ static __always_inline long calib_loop(u64 (*fn)(u64), const struct fib_algo *al
 		start = ktime_get_ns();
 		x = fn(x + i);
 		c->ns += ktime_get_ns() - start;
-		if (fatal_signal_pending(current))
+		if (bn_should_stop())
 			return -EINTR;
-		cond_resched();
 	}
 	return 0;
 }
@@ -294,9 +293,8 @@ static long calib_compute(const struct fib_algo *algo, struct fibdrv_calib *c)
 		c->ns += ktime_get_ns() - start;
 		if (err)
 			return err;
-		if (fatal_signal_pending(current))
+		if (bn_should_stop())
 			return -EINTR;
-		cond_resched();
 	}
 	return 0;
 }
