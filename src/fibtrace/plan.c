@@ -93,11 +93,15 @@ static void *probe_multi(void *unused)
 	return NULL;
 }
 
+/* Whether ft_plan_choose() needs the probe's answer for this --attach. */
+static bool asks_multi(enum ft_attach_req req, bool benchmark)
+{
+	return req == FT_ATTACH_MULTI || (req == FT_ATTACH_AUTO && !benchmark);
+}
+
 void ft_plan_probe_start(enum ft_attach_req req, bool benchmark)
 {
-	bool asks = req == FT_ATTACH_MULTI || (req == FT_ATTACH_AUTO && !benchmark);
-
-	if (!asks || probe.known || probe.running)
+	if (!asks_multi(req, benchmark) || probe.known || probe.running)
 		return;
 	probe.running = !pthread_create(&probe.th, NULL, probe_multi, NULL);
 }
@@ -135,9 +139,10 @@ static void plan_multi(struct ft_targets *tg)
 int ft_plan_choose(enum ft_attach_req req, bool benchmark, struct ft_run *run)
 {
 	struct ft_startup *su = &run->startup;
+	bool multi = asks_multi(req, benchmark) && ft_plan_multi_available();
 
 	su->reason = "forced by --attach";
-	if (req == FT_ATTACH_MULTI && !ft_plan_multi_available()) {
+	if (req == FT_ATTACH_MULTI && !multi) {
 		fprintf(stderr, "fibtrace: --attach multi: this kernel has no kprobe.multi "
 				"links (Linux 5.18+ built with CONFIG_FPROBE)\n");
 		return -FT_EXIT_USAGE;
@@ -148,7 +153,7 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, struct ft_run *run)
 		su->reason = "auto: a comparison, the cheapest per call";
 		return FT_ATTACH_FENTRY;
 	}
-	if (ft_plan_multi_available()) {
+	if (multi) {
 		su->reason = "auto: the fastest start";
 		return FT_ATTACH_MULTI;
 	}
