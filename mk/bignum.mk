@@ -21,29 +21,29 @@ BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_ntt_impl.h 
 
 # -z now: symbols bound at start-up, not on a read's first call (--cachesim counts each read).
 $(BUILD)/fibcalc: $(call obj,src/fibcalc.c $(BN_SRCS))
-	$(CC) $(USER_CFLAGS) $^ -o $@ -Wl,-z,now
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -Wl,-z,now
 
 # The guest's reference for nested call counts (tests/guest/fibcount.c, run
 # by tests/guest/test_fibtrace_modes.py): the library instrumented with
 # -finstrument-functions at -O1, built here, not in the emulated guest.
 $(BUILD)/tests/fibcount: tests/guest/fibcount.c $(BN_SRCS) $(BN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -O1 -finstrument-functions $(filter %.c,$^) -o $@
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) -O1 -finstrument-functions $(filter %.c,$^) -o $@
 
 BN_TEST_SRCS := tests/unit/test_bn.c tests/unit/test_bn_div.c tests/unit/test_bn_fib.c \
 	tests/unit/bn_check.c
 
 $(BUILD)/tests/unit_bn: $(call obj,$(BN_TEST_SRCS) $(BN_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $^ -o $@ -lgmp
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lgmp
 
 $(BUILD)/tests/unit_bn_asan: $(BN_TEST_SRCS) tests/unit/bn_check.h $(BN_SRCS) $(BN_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(BN_SAN_FLAGS) -DBN_TEST_REDUCED $(BN_TEST_SRCS) $(BN_SRCS) -o $@ -lgmp
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) $(BN_SAN_FLAGS) -DBN_TEST_REDUCED $(BN_TEST_SRCS) $(BN_SRCS) -o $@ -lgmp
 
 $(BUILD)/bench/bn_bench: $(call obj,bench/bn_bench.c $(BN_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $^ -o $@ -lgmp
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lgmp
 
 .PHONY: unit-bn bench-bn
 unit-bn: $(BUILD)/tests/unit_bn $(BUILD)/tests/unit_bn_asan

@@ -100,7 +100,7 @@ static int load_ko(struct ft_build *b)
 	if (access(b->device, F_OK)) {
 		fprintf(stderr,
 			"fibtrace: %s loaded but %s did not appear (built with "
-			"scripts/build-module.sh KVER OBJS %s?)\n",
+			"module name %s?)\n",
 			b->ko, b->device, b->module);
 		return -FT_EXIT_NO_FIBDRV;
 	}
@@ -134,7 +134,7 @@ static int open_kos(struct ft_builds *bs, const struct ft_cli *cli)
 				fprintf(stderr,
 					"fibtrace: %s and %s are both module %s: two builds load "
 					"side by side only under different names "
-					"(scripts/build-module.sh KVER OBJS NAME)\n",
+					"(a build named NAME registers /dev/NAME: fibtrace(8))\n",
 					bs->b[j].ko, b->ko, b->module);
 				return -FT_EXIT_USAGE;
 			}

@@ -250,7 +250,10 @@ static void print_tail(const char *log)
 	fclose(f);
 }
 
-/* Where fibtrace is, the harness is: build/fibcalc beside build/fibtrace. */
+/*
+ * Where fibtrace is, the harness is: fibcalc beside fibtrace, in build/ or
+ * where make install put both ($(PREFIX)/bin).
+ */
 static int find_tools(char *valgrind, char *harness, size_t len)
 {
 	char self[PATH_MAX];
@@ -258,7 +261,7 @@ static int find_tools(char *valgrind, char *harness, size_t len)
 
 	if (!in_path("valgrind", valgrind, len)) {
 		fprintf(stderr, "fibtrace: --cachesim needs Valgrind: valgrind is not in PATH "
-				"(make deps installs it; apt-get install valgrind)\n");
+				"(install the package valgrind)\n");
 		return -FT_EXIT_NO_TOOL;
 	}
 	if (n <= 0)
@@ -266,7 +269,8 @@ static int find_tools(char *valgrind, char *harness, size_t len)
 	self[n] = 0;
 	snprintf(harness, len, "%s/fibcalc", dirname(self));
 	if (access(harness, X_OK)) {
-		fprintf(stderr, "fibtrace: --cachesim runs %s, which is missing (make)\n", harness);
+		fprintf(stderr, "fibtrace: --cachesim runs %s, which is missing (fibcalc is built and "
+				"installed beside fibtrace)\n", harness);
 		return -FT_EXIT_ERROR;
 	}
 	return 0;

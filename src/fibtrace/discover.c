@@ -219,7 +219,7 @@ static int module_present(struct ft_targets *tg, const char *extra, struct ft_ru
 		return 0;
 	}
 	fprintf(stderr, "fibtrace: fibdrv is not loaded (no fib_read in /proc/kallsyms);\n"
-			"  load it with: insmod build/$(uname -r)/fibdrv.ko\n"
+			"  load it with: insmod fibdrv.ko (built for this kernel: fibtrace(8))\n"
 			"  or pass --load PATH to fibtrace (-f functions alone need no fibdrv, "
 			"without --sweep)\n");
 	return -FT_EXIT_NO_FIBDRV;

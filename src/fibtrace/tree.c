@@ -483,7 +483,7 @@ int ft_tree_flamegraph(const struct ft_run *run, const char *path)
 	unlink(folded);
 	if (st == 127)
 		fprintf(stderr, "fibtrace: --flamegraph needs inferno-flamegraph in PATH "
-				"(make deps installs it: cargo install inferno)\n");
+				"(cargo install inferno)\n");
 	else if (st)
 		fprintf(stderr, "fibtrace: inferno-flamegraph could not write %s (status %d)\n",
 			path, st);
