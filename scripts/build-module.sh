@@ -32,8 +32,9 @@
 #
 #   build-module.sh --if-headers KVER LIB_OBJS
 #
-# builds only when KVER's headers are installed, and otherwise says what to
-# install and exits 0 (make's build for the running kernel).
+# builds only when KVER's headers are installed (and, for the running kernel,
+# its BTF is there), and otherwise says what is missing and exits 0 (make's
+# build for the running kernel).
 set -euo pipefail
 usage='usage: build-module.sh [--if-headers] KVER LIB_OBJS [NAME [SRC [OUT]]]'
 optional=0
@@ -75,9 +76,13 @@ if [ ! -d "$kdir" ]; then
 	die "$why"
 fi
 # The kernel's own BTF, which the module's is split from (pahole --btf_base).
-if [ "$kver" = "$running" ]; then
-	[ -r /sys/kernel/btf/vmlinux ] ||
-		die "the running kernel $kver has no BTF (/sys/kernel/btf/vmlinux: it was built without CONFIG_DEBUG_INFO_BTF): fibtrace's BPF programs need it (CO-RE); use a kernel with BTF (Debian 11+, Ubuntu 20.10+, Fedora 31+ ship one)"
+if [ "$kver" = "$running" ] && [ ! -r /sys/kernel/btf/vmlinux ]; then
+	why="the running kernel $kver has no BTF (/sys/kernel/btf/vmlinux: it was built without CONFIG_DEBUG_INFO_BTF): fibtrace's BPF programs need it (CO-RE); use a kernel with BTF (Debian 11+, Ubuntu 20.10+, Fedora 31+ ship one)"
+	if [ $optional = 1 ]; then
+		echo "build-module: $why; build/$kver/fibdrv.ko not built" >&2
+		exit 0
+	fi
+	die "$why"
 fi
 command -v pahole >/dev/null ||
 	die "pahole not found: install dwarves (Debian, Ubuntu, Fedora: the package dwarves)"
