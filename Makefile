@@ -2,12 +2,14 @@
 #
 #   make demo          install what is missing, build, boot a 6.1 guest, trace
 #   make test          host unit tests, then the guest suite on every kernel line
-#   make               user-space programs and fibdrv.ko for every kernel with headers
-#   make deps          install packages, kernels and virtme-ng (root, Debian 12)
+#   make               user-space programs, fibdrv.ko for the guests' kernels and the running one
+#   make deps          check (any user), install what is missing (root: sudo make deps; Debian 12)
+#   make install       PREFIX=/usr/local DESTDIR=: programs, man page, completion, docs, module sources
 #   make module KVER=R build/R/fibdrv.ko (with module BTF)
 #   make vmtest KVER=R boot kernel R under QEMU and run the guest suite
 #   make soak KVER=R   16 readers, two tracers, rmmod attempts for SOAK_SECONDS (600)
-#   make unit          host unit tests only (with --cachesim's, make check-inline and check-core)
+#   make unit          host unit tests only (with --cachesim's, install's, deps's, the workflows',
+#                      make check-inline and check-core)
 #   make check-inline  no traced fibdrv function is inlined or cloned anywhere
 #   make check-core    src/fibtrace/core_btf.c names every CO-RE relocation of the BPF object
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
