@@ -27,7 +27,12 @@ SHELL := /bin/bash
 BUILD := build
 CC ?= gcc
 CLANG ?= clang
-BPFTOOL ?= bpftool
+# bpftool is in /usr/sbin on Debian, Ubuntu and Fedora: not on a user's PATH.
+ifeq ($(origin BPFTOOL),undefined)
+BPFTOOL := $(or $(shell command -v bpftool 2>/dev/null),$(firstword $(wildcard /usr/sbin/bpftool \
+	/sbin/bpftool)),bpftool)
+endif
+export BPFTOOL
 # One set of flags for every user-space object (mk/*.mk use it too). CFLAGS
 # and LDFLAGS are the user's (default -O2 -g); warnings are errors only with
 # WERROR=1, which make test (and so CI) sets: a newer compiler's new warning

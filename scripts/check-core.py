@@ -40,7 +40,7 @@ def main():
         print("SKIP core.table: no kernel BTF (/sys/kernel/btf/vmlinux, build/<kver>/vmlinux)")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        p = subprocess.run(["bpftool", "-d", "gen", "min_core_btf", btf,
+        p = subprocess.run([os.environ.get("BPFTOOL", "bpftool"), "-d", "gen", "min_core_btf", btf,
                             os.path.join(tmp, "min.btf"), obj],
                            capture_output=True, text=True)
     used, nested = set(), set()

@@ -16,7 +16,8 @@ large, silently. One line per module: PASS, FAIL naming each function and its
 inlined call sites (DW_AT_call_file:DW_AT_call_line, in the function whose
 code holds them) or clones, or SKIP with the reason. Exit 1 on any FAIL.
 
-Tools: readelf (binutils), llvm-dwarfdump (llvm), bpftool; all from make deps.
+Tools: readelf (binutils), llvm-dwarfdump (llvm), bpftool ($BPFTOOL, which make
+sets: /usr/sbin is not on a user's PATH); all from make deps.
 """
 import os
 import re
@@ -70,10 +71,11 @@ def mcount_sites(ko):
 def btf_funcs(ko):
     """FUNC names of the module's split BTF, or None (no base vmlinux, no .BTF)."""
     base = os.path.join(os.path.dirname(ko), "vmlinux")
-    if not os.path.exists(base) or not shutil.which("bpftool"):
+    bpftool = shutil.which(os.environ.get("BPFTOOL", "bpftool"))
+    if not os.path.exists(base) or not bpftool:
         return None
     try:
-        out = run(["bpftool", "-B", base, "btf", "dump", "file", ko])
+        out = run([bpftool, "-B", base, "btf", "dump", "file", ko])
     except subprocess.CalledProcessError:
         return None
     return set(re.findall(r"^\[\d+\] FUNC '([^']+)'", out, re.M))
