@@ -49,12 +49,27 @@ def main():
     result(rc == 1 and "no headers for 0.0.0-none" in out, "no_headers", out.strip()[-300:])
     rc, out = run(["--if-headers", "0.0.0-none", lib])
     result(rc == 0 and "not built" in out, "if_headers", f"exit {rc}: {out.strip()[-300:]}")
+    # make's own wiring for the running kernel (NATIVE_KVER, uname -r by
+    # default): built through --if-headers, so make goes on without headers.
+    p = subprocess.run(["make", "--no-print-directory", "modules", "KERNELS=",
+                        "NATIVE_KVER=0.0.0-none"], cwd=TOP, capture_output=True, text=True,
+                       timeout=120)
+    result(p.returncode == 0 and "no headers for 0.0.0-none" in p.stderr and "not built" in p.stderr,
+           "make.native_without_headers", f"exit {p.returncode}: {(p.stdout + p.stderr)[-300:]}")
     kernels = subprocess.run([os.path.join(TOP, "scripts/kernels.sh")], capture_output=True,
                              text=True).stdout.split()
     if not kernels:
         gtest.skip("host/build_module.pahole", "no guest kernel's headers (make deps)")
         return
     kver = kernels[0]
+    # A running kernel that is also a guest's is built once.
+    p = subprocess.run(["make", "--no-print-directory", "modules", f"KERNELS={kver}",
+                        f"NATIVE_KVER={kver}"], cwd=TOP, capture_output=True, text=True,
+                       timeout=600)
+    built = [line for line in (p.stdout + p.stderr).splitlines()
+             if line.startswith("build-module: ") and line.endswith(")")]
+    result(p.returncode == 0 and len(built) == 1 and f"build/{kver}/fibdrv.ko" in built[0],
+           "make.native_is_a_guest_kernel", f"exit {p.returncode}: {built}")
     rc, out = run([kver, lib, "bad-name!"])
     result(rc == 1 and "bad module name" in out, "bad_name", out.strip()[-200:])
     with tempfile.TemporaryDirectory() as d, tempfile.TemporaryDirectory() as outdir:
