@@ -269,8 +269,10 @@ static int find_tools(char *valgrind, char *harness, size_t len)
 	self[n] = 0;
 	snprintf(harness, len, "%s/fibcalc", dirname(self));
 	if (access(harness, X_OK)) {
-		fprintf(stderr, "fibtrace: --cachesim runs %s, which is missing (fibcalc is built and "
-				"installed beside fibtrace)\n", harness);
+		fprintf(stderr,
+			"fibtrace: --cachesim runs %s, which is missing (fibcalc is built and "
+			"installed beside fibtrace)\n",
+			harness);
 		return -FT_EXIT_ERROR;
 	}
 	return 0;
