@@ -103,6 +103,10 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		run->filter_pid, tg->module_btf ? "true" : "false");
 	fprintf(f, "    \"clocksource\": ");
 	json_str(f, run->clocksource);
+	fprintf(f, ", \"clock\": ");
+	json_str(f, run->clock);
+	fprintf(f, ", \"vm\": ");
+	json_str(f, run->vm);
 	fprintf(f, ", \"stack_depth\": %d, \"max_depth\": %u, \"maxactive\": %u, \"off_cpu\": %s,\n",
 		FT_STACK_DEPTH, run->max_depth, run->maxactive, run->off_cpu ? "true" : "false");
 	fprintf(f, "    \"call_tree\": {\"kept\": %s, \"tree_n\": ", run->tree_on ? "true" : "false");

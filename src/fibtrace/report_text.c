@@ -131,8 +131,10 @@ static void text_header(FILE *f, const struct ft_run *run)
 	int by[FT_MODE_NR], nn;
 
 	ft_attach_counts(tg, by, &nn);
-	fprintf(f, "fibtrace: kernel %s, clocksource %s, %d functions (fentry %d, kprobe %d, ",
-		run->kernel, run->clocksource, tg->count, by[FT_MODE_FENTRY], by[FT_MODE_KPROBE]);
+	fprintf(f, "fibtrace: kernel %s, clock %s, clocksource %s\n", run->kernel,
+		ft_run_clock_desc(run), run->clocksource);
+	fprintf(f, "%d functions (fentry %d, kprobe %d, ", tg->count, by[FT_MODE_FENTRY],
+		by[FT_MODE_KPROBE]);
 	if (by[FT_MODE_MULTI])
 		fprintf(f, "kprobe.multi %d, ", by[FT_MODE_MULTI]);
 	fprintf(f, "untraceable %d), %s", nn, run->run_mode);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The model's few behaviours: names and warnings (run.h). */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -183,6 +184,53 @@ int ft_algo_list_parse(const struct ft_run *run, const char *list, __u64 last, i
 	return err ? err : n;
 }
 
+/* The value of word KEY=value on the kernel command line into buf; 0 or -ENOENT. */
+static int cmdline_value(const char *key, char *buf, size_t size)
+{
+	char line[4096], *tok, *save = NULL;
+	size_t klen = strlen(key);
+	FILE *f = fopen("/proc/cmdline", "r");
+	int err = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	if (fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+			if (!strncmp(tok, key, klen) && tok[klen] == '=') {
+				snprintf(buf, size, "%s", tok + klen + 1);
+				err = 0; /* the last one wins, as for the kernel's own */
+			}
+	fclose(f);
+	return err;
+}
+
+/* CPUID's hypervisor vendor as a short name; "none" without the hypervisor bit. */
+static void cpuid_vm(char *buf, size_t size)
+{
+	snprintf(buf, size, "none");
+#if defined(__x86_64__) || defined(__i386__)
+	static const struct {
+		const char *vendor, *name;
+	} known[] = {
+		{"TCGTCGTCGTCG", "tcg"},  {"KVMKVMKVM", "kvm"},	      {"Microsoft Hv", "hyperv"},
+		{"VMwareVMware", "vmware"}, {"XenVMMXenVMM", "xen"}, {"VBoxVBoxVBox", "virtualbox"},
+	};
+	unsigned int a, b, c, d, i;
+	char vendor[13] = "";
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c >> 31 & 1))
+		return;
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &c, 4);
+	memcpy(vendor + 8, &d, 4);
+	snprintf(buf, size, "hypervisor");
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strncmp(vendor, known[i].vendor, 12))
+			snprintf(buf, size, "%s", known[i].name);
+#endif
+}
+
 void ft_run_clocksource(struct ft_run *run)
 {
 	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
@@ -192,6 +240,25 @@ void ft_run_clocksource(struct ft_run *run)
 		snprintf(run->clocksource, sizeof(run->clocksource), "unknown");
 	if (f)
 		fclose(f);
+	if (cmdline_value("fibtrace.clock", run->clock, sizeof(run->clock)) ||
+	    (strcmp(run->clock, "instructions") && strcmp(run->clock, "real")))
+		snprintf(run->clock, sizeof(run->clock), "real");
+	if (cmdline_value("fibtrace.vm", run->vm, sizeof(run->vm)) ||
+	    strspn(run->vm, "abcdefghijklmnopqrstuvwxyz-") != strlen(run->vm) || !run->vm[0])
+		cpuid_vm(run->vm, sizeof(run->vm));
+}
+
+const char *ft_run_clock_desc(const struct ft_run *run)
+{
+	if (!strcmp(run->clock, "instructions"))
+		return "instructions (QEMU icount: 1 ns = 1 instruction executed)";
+	if (!strcmp(run->vm, "tcg"))
+		return "real (QEMU TCG: an emulated CPU, ~10x slower, noisy)";
+	if (!strcmp(run->vm, "kvm"))
+		return "real (KVM guest)";
+	if (!strcmp(run->vm, "none"))
+		return "real";
+	return "real (virtual machine)";
 }
 
 double ft_now_s(void)

@@ -211,6 +211,14 @@ struct ft_run {
 	int nwarnings;
 	bool raw; /* --raw: include every read in the JSON */
 	char clocksource[32]; /* the kernel's, which bpf_ktime_get_ns reads */
+	/*
+	 * What a nanosecond is here (ft_run_clock): "instructions" when the
+	 * machine is a QEMU guest under icount (1 ns per instruction executed),
+	 * else "real"; and how the machine runs: "tcg-icount", "tcg", "kvm",
+	 * another hypervisor's name, or "none" (no hypervisor).
+	 */
+	char clock[16];
+	char vm[24];
 	__u32 max_depth; /* deepest stack of traced calls seen (FT_STACK_DEPTH kept) */
 	size_t max_recs; /* --max-records: read records kept at most; 0: no bound */
 	__u64 recs_dropped;	/* reads past max_recs: in the histograms, not in per_n */
@@ -252,8 +260,16 @@ void ft_warn(struct ft_run *run, const char *fmt, ...) __attribute__((format(pri
 int ft_algo_list_parse(const struct ft_run *run, const char *list, __u64 last, int *ids, int max,
 		       const char *what);
 
-/* The kernel's clocksource (tsc, hpet, ...), which every BPF timestamp reads. */
+/*
+ * The kernel's clocksource (tsc, hpet, ...), which every BPF timestamp reads,
+ * and the clock those timestamps count (run->clock, run->vm): from the
+ * kernel command line's fibtrace.clock= and fibtrace.vm= (scripts/vmtest.sh
+ * sets them: QEMU's icount cannot be seen from inside), else from CPUID's
+ * hypervisor leaf.
+ */
 void ft_run_clocksource(struct ft_run *run);
+/* One phrase for report headers: "instructions (QEMU TCG icount: 1 ns = 1 instruction)". */
+const char *ft_run_clock_desc(const struct ft_run *run);
 /* CLOCK_MONOTONIC in seconds. */
 double ft_now_s(void);
 
