@@ -258,6 +258,51 @@ static void test_format(void)
 	check("fmt.delta", ok);
 }
 
+/* The exact decision under the instruction clock: the A/A and the planted 0.5% of the gate. */
+static int exact_pair(const double *x, const double *y, size_t n, struct ft_cmp_pair *p)
+{
+	double zero[8] = {}, xa[8], ya[8];
+	double *va[FT_METRIC_NR] = {xa, zero, zero, zero, zero, zero, zero};
+	double *vb[FT_METRIC_NR] = {ya, zero, zero, zero, zero, zero, zero};
+	struct ft_cmp_cell a, b;
+	int err;
+
+	memcpy(xa, x, n * sizeof(*x));
+	memcpy(ya, y, n * sizeof(*y));
+	err = ft_cmp_cell_analyze(va, n, FT_METRIC_TOTAL, FT_OUTLIERS_TUKEY, 1, &a) ||
+	      ft_cmp_cell_analyze(vb, n, FT_METRIC_TOTAL, FT_OUTLIERS_TUKEY, 2, &b);
+	if (!err)
+		ft_cmp_exact(&a, &b, p);
+	ft_cmp_cell_free(&a);
+	ft_cmp_cell_free(&b);
+	return err;
+}
+
+static void test_exact(void)
+{
+	/* Seen in a gate's A/A run (n = 40100, 6.12 under icount): identical code. */
+	double same[] = {1547429, 1547429, 1547429};
+	double phase[] = {1552588, 1552699, 1552705}; /* the allocator's extra in every round */
+	double planted[] = {1547429 + 7740, 1547429 + 7740, 1547429 + 7740};
+	double big[] = {5848054, 5850693, 5885076}, big_slow[3];
+	double one_tick[] = {1547429, 1547429, 1561000}; /* one interrupted read */
+	double faster[] = {1530000, 1530000, 1530000};
+	struct ft_cmp_pair p;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		big_slow[i] = big[i] * 1.005;
+	check("exact.aa", !exact_pair(same, same, 3, &p) && !p.significant && p.ratio == 1 &&
+				  p.ci_lo == 1 && p.ci_hi == 1);
+	check("exact.allocator_phase_under_floor",
+	      !exact_pair(same, phase, 3, &p) && !p.significant && p.ci_lo > 1);
+	check("exact.one_interrupt", !exact_pair(same, one_tick, 3, &p) && !p.significant);
+	check("exact.planted_0.5pct", !exact_pair(big, big_slow, 3, &p) && p.significant &&
+					      close_to(p.ratio, 1.005) && p.ci_lo > 1);
+	check("exact.small_change_under_floor", !exact_pair(same, planted, 3, &p) && !p.significant);
+	check("exact.faster", !exact_pair(same, faster, 3, &p) && p.significant && p.ci_hi < 1);
+}
+
 int main(void)
 {
 	test_options();
@@ -268,5 +313,6 @@ int main(void)
 	test_min_p();
 	test_groups();
 	test_format();
+	test_exact();
 	return failures ? 1 : 0;
 }

@@ -59,6 +59,10 @@ int cmp_analyze(struct ft_compare *c)
 	c->npairs = k;
 	ft_cmp_holm(c->pair, c->npairs);
 	ft_cmp_confirm(c->pair, c->npairs);
+	for (k = 0; c->exact && k < c->npairs; k++)
+		ft_cmp_exact(&c->cell[(size_t)c->base * c->nn + c->pair[k].nidx],
+			     &c->cell[(size_t)c->pair[k].variant * c->nn + c->pair[k].nidx],
+			     &c->pair[k]);
 	return 0;
 }
 
@@ -67,7 +71,7 @@ void cmp_power_warning(const struct ft_compare *c, struct ft_run *run)
 {
 	double pmin = ft_cmp_min_p(c->repeat, c->repeat);
 
-	if (c->npairs && pmin * c->npairs > FT_CMP_ALPHA)
+	if (c->npairs && !c->exact && pmin * c->npairs > FT_CMP_ALPHA)
 		ft_warn(run,
 			"%u rounds cannot show a difference: the smallest possible p is %.2g, and "
 			"Holm over %zu comparisons needs %.2g or less; raise --repeat or compare "
@@ -106,11 +110,21 @@ int cmp_regressions(const struct ft_compare *c)
 		if (!p->significant || !(p->ratio > 1 + c->o.fail_pct / 100) || !(p->ci_lo > 1))
 			continue;
 		found++;
-		fprintf(stderr,
-			"fibtrace: regression: %s is %.1f%% slower than %s at n = %" PRIu64
-			" (ratio %.4g, 95%% CI %.4g..%.4g, Holm p = %.3g; threshold %g%%)\n",
-			c->var[p->variant].label, (p->ratio - 1) * 100, c->var[c->base].label,
-			nth(c, p->nidx), p->ratio, p->ci_lo, p->ci_hi, p->p_holm, c->o.fail_pct);
+		if (c->exact)
+			fprintf(stderr,
+				"fibtrace: regression: %s is %.2f%% slower than %s at n = %" PRIu64
+				" (instructions, exact: ratio of medians and of minima %.5g..%.5g; "
+				"threshold %g%%)\n",
+				c->var[p->variant].label, (p->ratio - 1) * 100,
+				c->var[c->base].label, nth(c, p->nidx), p->ci_lo, p->ci_hi,
+				c->o.fail_pct);
+		else
+			fprintf(stderr,
+				"fibtrace: regression: %s is %.1f%% slower than %s at n = %" PRIu64
+				" (ratio %.4g, 95%% CI %.4g..%.4g, Holm p = %.3g; threshold %g%%)\n",
+				c->var[p->variant].label, (p->ratio - 1) * 100,
+				c->var[c->base].label, nth(c, p->nidx), p->ratio, p->ci_lo,
+				p->ci_hi, p->p_holm, c->o.fail_pct);
 	}
 	return found;
 }
@@ -142,6 +156,7 @@ int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 {
 	int ret = FT_EXIT_OK;
 
+	c->exact = !strcmp(run->clock, "instructions");
 	if (cmp_analyze(c) || (c->attr && cmp_attr_analyze(c))) {
 		fprintf(stderr, "fibtrace: --compare: out of memory in the statistics\n");
 		return FT_EXIT_ERROR;

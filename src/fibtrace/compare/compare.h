@@ -119,6 +119,28 @@ struct ft_cmp_pair {
 /* Ratio, interval and p of candidate cell b against baseline cell a. */
 void ft_cmp_pair_analyze(const struct ft_cmp_cell *a, const struct ft_cmp_cell *b, uint64_t seed,
 			 struct ft_cmp_pair *out);
+/*
+ * The exact decision, for times counted in instructions (run->clock
+ * "instructions": QEMU icount). A read not interrupted costs the same count
+ * every time, so two builds or algorithms either differ or they do not: no
+ * sampling distribution to test. Replaces ratio (median/median), ci_lo and
+ * ci_hi (the ratio of the minima and of the medians, lower and higher: the
+ * uninterrupted read and the typical one) and significant (the minimum and
+ * the median both moved the same way by more than FT_CMP_EXACT_TOL of the
+ * baseline's read, and by more than FT_CMP_EXACT_FLOOR_NS). p and p_holm
+ * stay the rank test's, for information. An interrupt adds to single reads,
+ * which the outlier rule, the minimum and the median all set aside. The
+ * floor is the kernel's allocator state: the same read costs 3,500 to 7,700
+ * instructions more every second or third time (the page allocator and the
+ * memory cgroup's charge batches, refilled when a read crosses them;
+ * docs/measurement.md), and the builds or algorithms compared take turns,
+ * so one of them can meet that extra in every round (an A/A run at n =
+ * 40100: +5,159 in all three).
+ */
+#define FT_CMP_EXACT_TOL 0.001	    /* 0.1%: the smallest change called a difference */
+#define FT_CMP_EXACT_FLOOR_NS 10000 /* ... and at least this many instructions */
+void ft_cmp_exact(const struct ft_cmp_cell *a, const struct ft_cmp_cell *b,
+		  struct ft_cmp_pair *out);
 /* Holm's correction across pairs[0..m-1]: sets p_holm and significant. */
 void ft_cmp_holm(struct ft_cmp_pair *pairs, size_t m);
 /*

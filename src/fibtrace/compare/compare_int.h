@@ -60,6 +60,7 @@ struct cmp_func {
 struct cmp_ftest {
 	int func;
 	double base_med, med; /* ns per read, over the kept reads */
+	double base_min, min; /* the same, the smallest (the exact decision) */
 	bool dominated;	      /* a median < 0: within the tracing cost subtracted */
 	struct ft_cmp_pair p; /* variant, nidx, ratio (CI when significant), p, p_holm */
 };
@@ -88,6 +89,7 @@ struct ft_compare {
 	uint64_t reads_issued, unmatched, read_errors;
 	bool interrupted;
 	/* analysis */
+	bool exact; /* run->clock is instructions: ft_cmp_exact decides, not the tests */
 	struct ft_cmp_cell *cell; /* [variant * nn + nidx] */
 	struct ft_cmp_pair *pair; /* [(candidate order) * nn + nidx] */
 	size_t npairs;

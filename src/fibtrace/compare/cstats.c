@@ -243,6 +243,26 @@ void ft_cmp_pair_analyze(const struct ft_cmp_cell *a, const struct ft_cmp_cell *
 		out->p = NAN;
 }
 
+void ft_cmp_exact(const struct ft_cmp_cell *a, const struct ft_cmp_cell *b,
+		  struct ft_cmp_pair *out)
+{
+	double rmin, rmed, dmin, dmed, tol;
+
+	out->ratio = out->ci_lo = out->ci_hi = NAN;
+	out->significant = false;
+	if (!a->kept || !b->kept || !(a->s.min > 0) || !(a->s.median > 0))
+		return;
+	rmin = b->s.min / a->s.min;
+	rmed = b->s.median / a->s.median;
+	out->ratio = rmed;
+	out->ci_lo = fmin(rmin, rmed);
+	out->ci_hi = fmax(rmin, rmed);
+	dmin = b->s.min - a->s.min;
+	dmed = b->s.median - a->s.median;
+	tol = fmax(FT_CMP_EXACT_TOL * a->s.median, FT_CMP_EXACT_FLOOR_NS);
+	out->significant = (dmin > tol && dmed > tol) || (dmin < -tol && dmed < -tol);
+}
+
 void ft_cmp_holm(struct ft_cmp_pair *pairs, size_t m)
 {
 	double *p = calloc(m + 1, sizeof(*p)), *adj = calloc(m + 1, sizeof(*adj));

@@ -178,6 +178,17 @@ static int load_sides(const struct ft_compare *c, int f, int v, size_t i, struct
 	return s->na > 0 && s->nb > 0;
 }
 
+static double min_of(const double *x, long n)
+{
+	double m = x[0];
+	long i;
+
+	for (i = 1; i < n; i++)
+		if (x[i] < m)
+			m = x[i];
+	return m;
+}
+
 /* Every (function, candidate, n) with time on some side: medians and Mann-Whitney p. */
 static int run_tests(struct ft_compare *c, struct sides *s)
 {
@@ -203,6 +214,8 @@ static int run_tests(struct ft_compare *c, struct sides *s)
 				t->p.nidx = i;
 				t->base_med = stats_median(s->a, s->na);
 				t->med = stats_median(s->b, s->nb);
+				t->base_min = min_of(s->a, s->na);
+				t->min = min_of(s->b, s->nb);
 				t->dominated = t->base_med < 0 || t->med < 0;
 				t->p.ratio =
 					t->base_med > 0 && t->med >= 0 ? t->med / t->base_med : NAN;
@@ -247,6 +260,38 @@ static int correct_and_bound(struct ft_compare *c, struct sides *s)
 	return 0;
 }
 
+/*
+ * Under the instruction clock (c->exact), ft_cmp_exact's rule on self
+ * times, which can be 0 or below the tracing cost subtracted: a function
+ * changed when its median and its minimum both moved the same way by more
+ * than FT_CMP_EXACT_FLOOR_NS (the allocator's extra is a count, not a share:
+ * the reads here carry every traced call's cost, so a share of them would
+ * hide a change the untraced read shows). Replaces the tests' verdict and interval;
+ * p_holm stays, for information.
+ */
+static void exact_decide(struct ft_compare *c)
+{
+	struct cmp_attr *a = c->attr;
+	size_t k;
+
+	a->nsig = a->ndominated = 0;
+	for (k = 0; k < a->ntests; k++) {
+		struct cmp_ftest *t = &a->test[k];
+		double tol = FT_CMP_EXACT_FLOOR_NS, dmed = t->med - t->base_med;
+		double dmin = t->min - t->base_min;
+
+		t->p.significant = isfinite(tol) && ((dmed > tol && dmin > tol) ||
+						     (dmed < -tol && dmin < -tol));
+		t->p.ci_lo = t->p.ci_hi = NAN;
+		if (t->base_min > 0 && t->base_med > 0 && t->min >= 0 && t->med >= 0) {
+			t->p.ci_lo = fmin(t->min / t->base_min, t->med / t->base_med);
+			t->p.ci_hi = fmax(t->min / t->base_min, t->med / t->base_med);
+		}
+		a->nsig += t->p.significant;
+		a->ndominated += t->p.significant && t->dominated;
+	}
+}
+
 /* Significant first, of those the ones not dominated by tracing; then by the time changed per read.
  */
 static int by_change(const void *x, const void *y)
@@ -272,6 +317,8 @@ int cmp_attr_analyze(struct ft_compare *c)
 		err = run_tests(c, &s);
 	if (!err)
 		err = correct_and_bound(c, &s);
+	if (!err && c->exact)
+		exact_decide(c);
 	if (!err)
 		qsort(c->attr->test, c->attr->ntests, sizeof(*c->attr->test), by_change);
 	free(s.a);
@@ -317,11 +364,21 @@ void cmp_attr_text(FILE *f, const struct ft_compare *c)
 	size_t k, listed = a->nsig - a->ndominated, shown = listed;
 	char base[32], med[32], change[32], ratio[48];
 
-	fprintf(f,
-		"\nwhich functions changed: self time per read%s, Mann-Whitney, Holm over %zu "
-		"(function, n) tests; largest change first\n",
-		c->var[c->base].run->overhead.on ? " less tracing (calibrated, not clamped)" : "",
-		a->ntests);
+	if (c->exact)
+		fprintf(f,
+			"\nwhich functions changed: self time per read%s, in instructions: exact, "
+			"the minimum and the median both moved by more than %d instructions, over "
+			"%zu (function, n); largest change first\n",
+			c->var[c->base].run->overhead.on ? " less tracing (calibrated, not clamped)"
+							 : "",
+			FT_CMP_EXACT_FLOOR_NS, a->ntests);
+	else
+		fprintf(f,
+			"\nwhich functions changed: self time per read%s, Mann-Whitney, Holm over "
+			"%zu (function, n) tests; largest change first\n",
+			c->var[c->base].run->overhead.on ? " less tracing (calibrated, not clamped)"
+							 : "",
+			a->ntests);
 	if (c->o.max_rows && shown > c->o.max_rows)
 		shown = c->o.max_rows;
 	if (!listed)
@@ -329,7 +386,8 @@ void cmp_attr_text(FILE *f, const struct ft_compare *c)
 			a->ndominated ? " above its tracing cost" : "");
 	else
 		fprintf(f, "  %-24s %-12s %9s %11s %11s %11s  %-24s %s\n", "function", "build", "n",
-			"base/read", "self/read", "change", "ratio [95% CI]", "Holm p");
+			"base/read", "self/read", "change",
+			c->exact ? "ratio [min..median]" : "ratio [95% CI]", "Holm p");
 	for (k = 0; k < shown; k++) {
 		const struct cmp_ftest *t = &a->test[k];
 

@@ -29,6 +29,8 @@ static void json_settings(FILE *f, const struct ft_compare *c, const struct ft_r
 		c->repeat, WARMUP_ROUNDS, FT_CMP_ALPHA, STATS_CI_LEVEL, STATS_BOOTSTRAP_RESAMPLES,
 		c->npairs, c->o.strict ? "true" : "false");
 	json_num(f, c->o.fail_pct >= 0 ? c->o.fail_pct : NAN);
+	fprintf(f, ", \"decision\": \"%s\", \"exact_tolerance_pct\": %g",
+		c->exact ? "exact" : "tests", FT_CMP_EXACT_TOL * 100);
 	fprintf(f,
 		", \"interrupted\": %s, \"unmatched_reads\": %" PRIu64
 		", \"compensated\": %s, \"attribute\": %s},\n",

@@ -50,11 +50,11 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 	int v, h;
 
 	fprintf(f,
-		"fibtrace --compare %s: kernel %s, metric %s (%s%s)\n"
+		"fibtrace --compare %s: kernel %s, clock %s, metric %s (%s%s)\n"
 		"n %" PRIu64 "..%" PRIu64 " step %" PRIu64 " (%zu values), %u rounds interleaved "
 		"(%d warm-up round discarded), baseline %s\n",
-		ft_cmp_kind_name(c->o.kind), run->kernel, ft_cmp_metric_name(c->o.metric),
-		metric_desc(c->o.metric), comp ? ", compensated for tracing" : "", c->first,
+		ft_cmp_kind_name(c->o.kind), run->kernel, ft_run_clock_desc(run),
+		ft_cmp_metric_name(c->o.metric), metric_desc(c->o.metric), comp ? ", compensated for tracing" : "", c->first,
 		nth(c, c->nn - 1), c->step, c->nn, c->repeat, WARMUP_ROUNDS, c->var[c->base].label);
 	if (c->o.kind == FT_CMP_FORMATS)
 		fprintf(f, "algorithm %s, output format dec (decimal) against bin (binary limbs)\n",
@@ -171,7 +171,7 @@ static void table_head(FILE *f, const struct ft_compare *c, bool grouped, int *w
 }
 
 /* One n: the change with its interval, and Holm's p. */
-static void fmt_pair_one(char *span, size_t sspan, char *pcol, size_t spcol,
+static void fmt_pair_one(char *span, size_t sspan, char *pcol, size_t spcol, bool exact,
 			 const struct ft_cmp_pair *p)
 {
 	char d[24], lo[24], hi[24];
@@ -180,7 +180,9 @@ static void fmt_pair_one(char *span, size_t sspan, char *pcol, size_t spcol,
 	ft_cmp_fmt_delta(lo, sizeof(lo), p->ci_lo);
 	ft_cmp_fmt_delta(hi, sizeof(hi), p->ci_hi);
 	snprintf(span, sspan, "%7s [%s, %s]", d, lo, hi);
-	if (isnan(p->p_holm))
+	if (exact)
+		snprintf(pcol, spcol, "exact%s", p->significant ? " *" : " ~");
+	else if (isnan(p->p_holm))
 		snprintf(pcol, spcol, "p=?");
 	else
 		snprintf(pcol, spcol, "p=%.3f%s", p->p_holm, p->significant ? " *" : " ~");
@@ -236,7 +238,8 @@ static void table_row(FILE *f, const struct ft_compare *c, size_t a, size_t b, c
 		if (v == c->base)
 			continue;
 		if (b - a == 1)
-			fmt_pair_one(span, sizeof(span), pcol, sizeof(pcol), &pair_of(c, v)[a]);
+			fmt_pair_one(span, sizeof(span), pcol, sizeof(pcol), c->exact,
+				     &pair_of(c, v)[a]);
 		else
 			fmt_pair_group(span, sizeof(span), pcol, sizeof(pcol), pair_of(c, v) + a,
 				       b - a, tmp);
@@ -263,12 +266,21 @@ static void print_table_padded(FILE *f, const struct ft_compare *c)
 	table_head(f, c, grouped, width);
 	for (r = 0; r < nrows; r++)
 		table_row(f, c, start[r], start[r + 1], width, tmp);
-	fprintf(f,
-		"\n± is the 95%% bootstrap interval of the median; vs base is median(variant) / "
-		"median(baseline) - 1 with its 95%% bootstrap interval; p: two-sided "
-		"Mann-Whitney U, Holm-adjusted over all %zu comparisons; * significant (p at most "
-		"%.2f and the interval excluding 0%%), ~ not.\n",
-		c->npairs, FT_CMP_ALPHA);
+	if (c->exact)
+		fprintf(f,
+			"\nTimes are instruction counts (QEMU icount), the same for every read "
+			"that is not interrupted: no test is needed. vs base is median(variant) / "
+			"median(baseline) - 1, [the changes of the minimum and of the median]; * a "
+			"difference (both beyond %.1f%% of the read and %d instructions, the same "
+			"way), ~ none.\n",
+			FT_CMP_EXACT_TOL * 100, FT_CMP_EXACT_FLOOR_NS);
+	else
+		fprintf(f,
+			"\n± is the 95%% bootstrap interval of the median; vs base is "
+			"median(variant) / median(baseline) - 1 with its 95%% bootstrap interval; "
+			"p: two-sided Mann-Whitney U, Holm-adjusted over all %zu comparisons; * "
+			"significant (p at most %.2f and the interval excluding 0%%), ~ not.\n",
+			c->npairs, FT_CMP_ALPHA);
 	if (grouped)
 		fprintf(f, "Rows group consecutive n (--rows 0 for one row per n): geometric means "
 			   "over the group, the range of the per-n changes, and how many n are "
