@@ -8,9 +8,10 @@
 #
 #   scripts/perf-gate.sh BASE [KVER]     BASE: a git revision; KVER: default
 #                                         the newest of scripts/kernels.sh
-#   environment: SWEEP=A:B:S REPEAT=R PCT=P (defaults below), VM_TIMEOUT
-#   (seconds for the guest, scripts/vmtest.sh); ATTRIBUTE=auto|always|never
-#   and ATTR_REPEAT=R for the second pass (below)
+#   environment: SWEEP=A:B:S REPEAT=R PCT=P (defaults below, by clock),
+#   VM_CLOCK, VM_ACCEL, VM_TIMEOUT (scripts/vmtest.sh); ATTRIBUTE=auto|always|never
+#   and ATTR_REPEAT=R for the second pass (below); HEAD_SRC=DIR the head's
+#   fibdrv sources (default fibdrv/: the working tree's)
 #
 # Two passes in the one guest. The verdict: the read path only (five traced
 # functions, so the reads are measured nearly as they run untraced). Then,
@@ -34,9 +35,18 @@
 set -euo pipefail
 
 SWEEP_DEFAULT=100:100100:20000
+# By the guest's clock (scripts/vmaccel.sh: VM_CLOCK, by default icount under
+# software emulation, real under KVM). Real time: a read's time varies, so
+# many rounds and a statistical test, and a threshold above the noise.
+# Instruction counts (QEMU icount): a read not interrupted costs the same
+# every time, so three rounds decide exactly (the minimum and the median
+# both beyond the threshold) and the threshold can be a quarter per cent.
 REPEAT_DEFAULT=60
 PCT_DEFAULT=5
 ATTR_REPEAT_DEFAULT=30
+REPEAT_DEFAULT_ICOUNT=3
+PCT_DEFAULT_ICOUNT=0.25
+ATTR_REPEAT_DEFAULT_ICOUNT=3
 BASE_NAME=fibdrv_base
 HEAD_NAME=fibdrv_head
 
@@ -84,20 +94,20 @@ start=$SECONDS
 what=
 base=${1:-}
 kver=${2:-}
-sweep=${SWEEP:-$SWEEP_DEFAULT}
-repeat=${REPEAT:-$REPEAT_DEFAULT}
-pct=${PCT:-$PCT_DEFAULT}
+head_src=${HEAD_SRC:-fibdrv}
+pct=${PCT:-$PCT_DEFAULT} # set again below, by the clock
 attribute=${ATTRIBUTE:-auto}
-attr_repeat=${ATTR_REPEAT:-$ATTR_REPEAT_DEFAULT}
 # The verdict, however the script ends: one line, also in $pg/verdict.txt,
 # and the status in $pg/status.
 finish() {
 	local status=$? elapsed verdict took
 	elapsed=$((SECONDS - start))
 	took="$((elapsed / 60))m$((elapsed % 60))s"
+	local sig="significantly " # the tests' word; the instruction clock's differences are exact
+	[ "${VM_CLOCK_NAME:-}" = instructions ] && sig=
 	case $status in
-	0) verdict="perf-gate: PASS: no n significantly slower by more than $pct% ($what) in $took" ;;
-	8) verdict="perf-gate: REGRESSION: some n significantly slower by more than $pct% (see $pg/result.txt; $what) in $took" ;;
+	0) verdict="perf-gate: PASS: no n ${sig}slower by more than $pct% ($what) in $took" ;;
+	8) verdict="perf-gate: REGRESSION: some n ${sig}slower by more than $pct% (see $pg/result.txt; $what) in $took" ;;
 	*) verdict="perf-gate: ERROR (status $status): no verdict (${what:+$what; }the guest's console, if it booted: $pg/guest.log) in $took" ;;
 	esac
 	mkdir -p "$pg"
@@ -117,6 +127,22 @@ if [ -z "$kver" ]; then
 fi
 [ -r "/boot/vmlinuz-$kver" ] && [ -d "/lib/modules/$kver/build" ] ||
 	die "KVER=$kver: no readable /boot/vmlinuz-$kver or no headers (make deps; one of: $(scripts/kernels.sh | tr '\n' ' '))"
+# The guest's clock decides the defaults; the guest is then booted as chosen here.
+# shellcheck source=scripts/vmaccel.sh
+. scripts/vmaccel.sh
+vm_choose "/boot/vmlinuz-$kver" || die "bad VM_ACCEL or VM_CLOCK"
+export VM_CLOCK VM_ACCEL
+[ "$VM_CLOCK_NAME" = instructions ] && VM_CLOCK=icount || VM_CLOCK=real
+[ "$VM_HOW" = kvm ] && VM_ACCEL=kvm || VM_ACCEL=tcg
+if [ "$VM_CLOCK_NAME" = instructions ]; then
+	REPEAT_DEFAULT=$REPEAT_DEFAULT_ICOUNT PCT_DEFAULT=$PCT_DEFAULT_ICOUNT
+	ATTR_REPEAT_DEFAULT=$ATTR_REPEAT_DEFAULT_ICOUNT
+fi
+sweep=${SWEEP:-$SWEEP_DEFAULT}
+repeat=${REPEAT:-$REPEAT_DEFAULT}
+pct=${PCT:-$PCT_DEFAULT}
+attr_repeat=${ATTR_REPEAT:-$ATTR_REPEAT_DEFAULT}
+[ -f "$head_src/fibdrv_main.c" ] || die "HEAD_SRC=$head_src has no fibdrv_main.c"
 [[ $sweep =~ ^[0-9]+:[0-9]+(:[0-9]+)?$ ]] || die "SWEEP=$sweep is not A:B[:STEP]"
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "REPEAT=$repeat is not a positive integer"
 [[ $pct =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "PCT=$pct is not a percentage"
@@ -131,8 +157,14 @@ out=$pg/$kver
 gout=build/vm/perf-gate # the guest writes only under build/vm (vmtest.sh)
 head_desc=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- fibdrv)" ] || head_desc="$head_desc+uncommitted"
+[ "$head_src" = fibdrv ] || head_desc="$head_src"
 base_desc=$(git rev-parse --short "$commit")
-what="base $base_desc vs head $head_desc, kernel $kver, n $sweep x $repeat rounds, threshold $pct%"
+if [ "$VM_CLOCK_NAME" = instructions ]; then
+	clock="instruction counts (QEMU icount), exact decision"
+else
+	clock="real time ($VM_HOW), Mann-Whitney with Holm"
+fi
+what="base $base_desc vs head $head_desc, kernel $kver, n $sweep x $repeat rounds, threshold $pct%, $clock"
 echo "perf-gate: base $base ($base_desc) against the working tree ($head_desc), kernel $kver"
 
 # BASE's tree, exported rather than checked out: git archive leaves no
@@ -169,7 +201,7 @@ make --no-print-directory module KVER="$kver" || die "make module KVER=$kver fai
 make --no-print-directory user || die "make user failed"
 scripts/build-module.sh "$kver" "$base_objs" "$BASE_NAME" "$pg/base-src/fibdrv" "$out" ||
 	die "building BASE ($base) as $BASE_NAME failed"
-scripts/build-module.sh "$kver" "$head_objs" "$HEAD_NAME" fibdrv "$out" ||
+scripts/build-module.sh "$kver" "$head_objs" "$HEAD_NAME" "$head_src" "$out" ||
 	die "building the working tree as $HEAD_NAME failed"
 # Each module's name, and its device's: the string constants of the module
 # (.rodata.str*) name /dev/NAME, not /dev/fibonacci.
@@ -199,7 +231,7 @@ attribution=()
 	attribution=(--then build/fibtrace --compare builds --labels base,head --attribute
 		--sweep "$sweep" --repeat "$attr_repeat" --cpu 0
 		--save-json "$gout/functions.json" "$out/$BASE_NAME.ko" "$out/$HEAD_NAME.ko")
-echo "perf-gate: booting $kver (software emulation) for: ${fibtrace[*]}"
+echo "perf-gate: booting $kver ($VM_HOW: $VM_WHY) for: ${fibtrace[*]}"
 status=0
 scripts/vmtest.sh "$kver" -- scripts/perf-gate.sh --guest "$gout" "$attribute" -- \
 	"${fibtrace[@]}" "${attribution[@]}" | tee "$pg/guest.log" || status=${PIPESTATUS[0]}
