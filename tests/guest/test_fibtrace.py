@@ -96,6 +96,11 @@ def text_says_unresolved(text, doc):
           f"text: {m.group(0) if m else 'nothing said'}")
     print(f"# compensation: {clamped} calls clamped, {unresolved} of {len(rows)} per-n rows "
           f"not resolved", flush=True)
+    # The clock, in the header's first line as in the JSON (the harness's, gtest.clock()).
+    first = next((ln for ln in text.splitlines() if ln.startswith("fibtrace: kernel")), "")
+    m = re.search(r", clock (instructions|real)\b", first)
+    check("fibtrace.text.clock", m is not None and m.group(1) == doc["meta"]["clock"] and
+          doc["meta"]["clock"] == gtest.clock(), f"{first!r}; JSON {doc['meta']['clock']}")
 
 
 def main():

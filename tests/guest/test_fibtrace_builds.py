@@ -166,7 +166,10 @@ def slow(ko):
     check("builds.slow.flagged", all(by_n[n]["significant"] and by_n[n]["ratio"] > 1.05
                                      for n in big), str({n: by_n[n] for n in big}))
     small = by_n[100]
-    check("builds.slow.small_n_clean", not (small["significant"] and small["ratio"] > 1.05),
+    # No difference at n = 100 (nothing planted there): under instruction
+    # counts an exact verdict; on the real clock, a false positive at most 1
+    # in 10,000 (gtest.spurious).
+    check("builds.slow.small_n_clean", not (gtest.spurious(small, doc) and small["ratio"] > 1.05),
           str(small))
     check("builds.slow.named", re.search(r"regression: slow is [0-9.]+% slower than a at "
                                          r"n = (10100|20100)", err) is not None,

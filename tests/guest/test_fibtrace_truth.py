@@ -55,6 +55,14 @@ def test_depth():
     with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
         clock = f.read().strip()
     check("truth.clocksource", meta["clocksource"] == clock, f"{meta['clocksource']} != {clock}")
+    # The clock the harness booted the guest with (scripts/vmtest.sh: fibtrace.clock=,
+    # fibtrace.vm= on the kernel command line), as every report must name it.
+    with open("/proc/cmdline") as f:
+        words = dict(w.split("=", 1) for w in f.read().split() if w.startswith("fibtrace."))
+    want = (words.get("fibtrace.clock", "real"), words.get("fibtrace.vm"))
+    got = (meta["clock"], meta["vm"])
+    check("truth.clock", got[0] == want[0] and (want[1] is None or got[1] == want[1]) and
+          (got[0] == "real") == (got[1] != "tcg-icount"), f"meta {got}, kernel command line {want}")
     check("truth.depth.deeper_than_16", 16 < meta["max_depth"] < meta["stack_depth"],
           f"max_depth {meta['max_depth']} of {meta['stack_depth']}")
 
