@@ -37,13 +37,13 @@ def err(e):
 
 noise = [r["noise"] for r in rows if "noise" in r]
 rows = [r for r in rows if "noise" not in r]
-print("%-22s %6s %6s %8s | %8s %6s | %8s %6s %8s %6s | %8s %6s %6s | %8s %6s" % (
-    "kernel", "n", "calls", "truth", "raw", "err", "comp", "err", "bound", "in?",
+print("%-22s %-5s %6s %6s %8s | %8s %6s | %8s %6s %8s %6s | %8s %6s %6s | %8s %6s" % (
+    "kernel", "clock", "n", "calls", "truth", "raw", "err", "comp", "err", "bound", "in?",
     "path", "raw", "comp", "single", "err"))
 for r in rows:
     e = r["error"]
-    print("%-22s %6d %6d %8s | %8s %6s | %8s %6s %8s %6s | %8s %6s %6s | %8s %6s" % (
-        r["kernel"], r["n"], r["traced_calls"], us(r["truth_ns"]), us(r["raw_ns"]), err(e["raw"]),
+    print("%-22s %-5s %6d %6d %8s | %8s %6s | %8s %6s %8s %6s | %8s %6s %6s | %8s %6s" % (
+        r["kernel"], r.get("clock", "real")[:5], r["n"], r["traced_calls"], us(r["truth_ns"]), us(r["raw_ns"]), err(e["raw"]),
         us(r["compensated_ns"]), err(e["compensated"]), "±" + us(r["error_bound_ns"]),
         "yes" if r["truth_within_bound"] else "NO", us(r["read_path_compensated_ns"]),
         err(e["read_path_raw"]), err(e["read_path_compensated"]), us(r["single_probe_ns"]),
@@ -52,14 +52,14 @@ print("bench-compensation: times in us, medians; err = (x - truth) / truth, ! = 
       "(10% or 1 us); in? = truth within fibtrace's error bound; path = --no-discover; "
       "single = bpftrace on fib_read alone; bench/results/compensation.json")
 print()
-print("%-22s %6s | %9s | %9s %21s %6s" % ("kernel", "n", "paid", "subtracted", "context rounds",
-                                        "mode"))
+print("%-22s %-5s %6s | %9s | %9s %21s %6s" % ("kernel", "clock", "n", "paid", "subtracted",
+                                              "context rounds", "mode"))
 for r in rows:
     ctx = r["overhead"].get("context", {})
     mode = ctx.get("mode") or ""
     cost = r["overhead"].get(mode, {})
-    print("%-22s %6d | %9s | %9s %21s %6s" % (
-        r["kernel"], r["n"], us((r["raw_ns"] - r["truth_ns"]) / r["traced_calls"], 2),
+    print("%-22s %-5s %6d | %9s | %9s %21s %6s" % (
+        r["kernel"], r.get("clock", "real")[:5], r["n"], us((r["raw_ns"] - r["truth_ns"]) / r["traced_calls"], 2),
         us(cost["full_ns"], 2) if cost else "-",
         (us(ctx["full_min_ns"], 2) + ".." + us(ctx["full_max_ns"], 2)) if ctx.get("measured") else "-",
         mode))

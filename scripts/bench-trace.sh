@@ -403,19 +403,22 @@ for r in rows:
 with open("bench/results/trace.json", "w") as f:
     json.dump(rows, f, indent=1)
     f.write("\n")
-hdr = ("kernel", "n", "tracer", "funcs", "calls/read", "ns/read", "added", "added ns/call",
-       "vs bpftrace", "vs floor", "start s", "detach s")
-print("%-22s %6s %-19s %5s %10s %12s %7s %13s %11s %8s %7s %8s" % hdr)
+hdr = ("kernel", "clock", "n", "tracer", "funcs", "calls/read", "ns/read", "added",
+       "added ns/call", "vs bpftrace", "vs floor", "start s", "detach s")
+print("%-22s %-5s %6s %-19s %5s %10s %12s %7s %13s %11s %8s %7s %8s" % hdr)
 for r in rows:
     ratio, fl = r.get("ratio_to_bpftrace"), r.get("ratio_to_clock_floor")
     su = r.get("startup") or {}
-    print("%-22s %6d %-19s %5d %10.1f %12.0f %6.0f%% %13.0f %11s %8s %7s %8s" % (
-        r["kernel"], r["n"], r["tracer"], r["functions"], r["calls_per_read"],
+    print("%-22s %-5s %6d %-19s %5d %10.1f %12.0f %6.0f%% %13.0f %11s %8s %7s %8s" % (
+        r["kernel"], r.get("clock", "real")[:5], r["n"], r["tracer"], r["functions"],
+        r["calls_per_read"],
         r["ns_per_read"], r["added_percent"], r["added_ns_per_call"],
         "-" if ratio is None else f"{ratio:.2f}" if r["resolved"] else "unresolved",
         "-" if fl is None else f"{fl:.2f}",
         "%.1f" % su["total_s"] if su else ("%.1f" % r["startup_s"] if "startup_s" in r else "-"),
         "%.2f" % su["detach_s"] if su else "-"))
 print("bench-trace: ns/read is the fastest of %d rounds; added ns/call = "
-      "(ns/read - untraced) / calls per read; bench/results/trace.json" % rows[0]["rounds"])
+      "(ns/read - untraced) / calls per read; clock instr: QEMU icount, 1 ns = 1 instruction "
+      "(so added ns/call is instructions per traced call); bench/results/trace.json"
+      % rows[0]["rounds"])
 PY
