@@ -5,8 +5,9 @@ kernel has, n = 90, 1000, 10^4, 10^5, the full default set and the read path
 (QEMU icount, scripts/vmaccel.sh), where the truth and every traced run
 repeat exactly, so an error is a bias, not noise.
 
-Run by scripts/bench-compensation.sh --grid (make bench-compensation-grid)
-as root with fibdrv loaded; writes this kernel's rows to argv[1] (JSON list).
+Run by scripts/bench-compensation.sh --guest (make bench-trace) in guests
+under the instruction clock, as root with fibdrv loaded; writes this
+kernel's rows to argv[1] (JSON list); bench/results/compensation-grid.json.
 
 truth       trace_workload --truth: reads minus reads fib_read refuses at
             once (the syscall path cancels), the fastest of 5 rounds
