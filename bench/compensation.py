@@ -56,8 +56,9 @@ def log(msg):
     print(f"bench-compensation: {KERNEL}: {msg}", file=sys.stderr, flush=True)
 
 
-def truth(n, reads):
-    out = subprocess.run([WORKLOAD, "--truth", "--rounds", "11", "--cpu", "0", f"{n}:{reads}"],
+def truth(n, reads, rounds=11):
+    out = subprocess.run([WORKLOAD, "--truth", "--rounds", str(rounds), "--cpu", "0",
+                          f"{n}:{reads}"],
                          check=True, capture_output=True, text=True).stdout
     return float(out.split()[3])
 

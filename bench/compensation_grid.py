@@ -19,6 +19,8 @@ import os
 import subprocess
 import sys
 
+from compensation import truth  # noqa: E402  the untraced truth, one definition
+
 FIBTRACE = "build/fibtrace"
 WORKLOAD = "build/bench/trace_workload"
 KERNEL = os.uname().release
@@ -27,12 +29,6 @@ SPECS = [(90, 200), (1000, 60), (10000, 12), (100000, 3)]
 
 def log(msg):
     print(f"bench-compensation-grid: {KERNEL}: {msg}", file=sys.stderr, flush=True)
-
-
-def truth(n, reads):
-    out = subprocess.run([WORKLOAD, "--truth", "--rounds", "5", "--cpu", "0", f"{n}:{reads}"],
-                         check=True, capture_output=True, text=True).stdout
-    return float(out.split()[3])
 
 
 def plans():
@@ -59,7 +55,7 @@ def main():
     subprocess.run([WORKLOAD, "--rounds", "1", "--cpu", "0", "1000:50"], check=True,
                    capture_output=True)  # warm-up
     for n, reads in SPECS:
-        t = truth(n, reads)
+        t = truth(n, reads, rounds=5)
         for plan in plans():
             for full in (True, False):
                 doc, r = run(n, reads, plan, full)

@@ -22,19 +22,16 @@ plant_us=${PLANT_US:-2000}
 plant_min_len=${PLANT_MIN_LEN:-1000}
 status=0
 
+# shellcheck source=scripts/plant.sh
+. "$top/scripts/plant.sh"
 build_kver() { # KVER: its three builds; its PASS/FAIL line; non-zero on failure
 	local kver=$1 out slow spec name status=0
 	out=$top/build/$kver/builds
 	mkdir -p "$out"
 	# The planted copy: one line before the formatting call, checked to be there.
 	slow=$out/src-slow
-	rm -rf "$slow"
-	cp -r "$top/fibdrv" "$slow"
-	sed -i -e 's|^#include <linux/device.h>$|&\n#include <linux/delay.h>|' \
-		-e "s|^\(\t*\)len = fib_format(value, format, buf, len);|\1if (len > $plant_min_len)\n\1\tudelay($plant_us); /* planted by build-test-builds.sh */\n&|" \
-		"$slow/fibdrv_main.c"
-	if ! grep -q 'planted by build-test-builds.sh' "$slow/fibdrv_main.c" ||
-		! grep -q '^#include <linux/delay.h>' "$slow/fibdrv_main.c"; then
+	if ! plant_copy "$top/fibdrv" "$slow" 'planted by build-test-builds.sh' \
+		"s|^\(\t*\)len = fib_format(value, format, buf, len);|\1if (len > $plant_min_len)\n\1\tudelay($plant_us); /* planted by build-test-builds.sh */\n&|"; then
 		echo "FAIL builds.modules.$kver: cannot plant the slowdown (fibdrv_format changed?)"
 		return 1
 	fi

@@ -24,14 +24,10 @@ if [ "${VM_CLOCK:-icount}" = real ]; then
 	echo "SKIP gate.planted: VM_CLOCK=real: a 0.5% change needs the instruction clock (three rounds decide exactly only there)"
 	exit 0
 fi
-rm -rf build/gate-planted
-mkdir -p build/gate-planted
-cp -r fibdrv "$copy"
-sed -i -e 's|^#include <linux/device.h>$|&\n#include <linux/delay.h>|' \
-	-e "/^noinline int fibdrv_compute(/,/^}/ s|^\(\t\)return fib_compute(algo, n, value);|\1if (n == $plant_n) { /* planted by tests/gate/test_planted.sh */\n\1\tudelay($((plant_ns / 1000)));\n\1\tndelay($((plant_ns % 1000)));\n\1}\n&|" \
-	"$copy/fibdrv_main.c"
-if ! grep -q 'planted by tests/gate/test_planted.sh' "$copy/fibdrv_main.c" ||
-	! grep -q '^#include <linux/delay.h>' "$copy/fibdrv_main.c"; then
+# shellcheck source=scripts/plant.sh
+. scripts/plant.sh
+if ! plant_copy fibdrv "$copy" 'planted by tests/gate/test_planted.sh' \
+	"/^noinline int fibdrv_compute(/,/^}/ s|^\(\t\)return fib_compute(algo, n, value);|\1if (n == $plant_n) { /* planted by tests/gate/test_planted.sh */\n\1\tudelay($((plant_ns / 1000)));\n\1\tndelay($((plant_ns % 1000)));\n\1}\n&|"; then
 	echo "FAIL gate.planted.exit: cannot plant the wait in fibdrv_compute (fibdrv_main.c changed?)"
 	exit 1
 fi
