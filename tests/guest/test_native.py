@@ -27,7 +27,7 @@ FIRST, LAST, REPEAT = 0, 92, 3
 READS = (LAST - FIRST + 1) * REPEAT  # 279
 
 
-def sh(args, timeout=900):
+def sh(args, timeout=1500):
     p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
     return p.returncode, p.stdout + p.stderr
 
