@@ -7,8 +7,10 @@
 # icount, three rounds). Checks, against the planted truth:
 #   gate.planted.exit       the gate exits 8 (a regression)
 #   gate.planted.where      the regression is at PLANT_N and nowhere else
-#   gate.planted.size       its size is the planted wait's share of the read, within 0.1 point
-#   gate.planted.function   the second pass names fibdrv_compute first, at PLANT_N, for head
+#   gate.planted.size       its size is the planted wait's share of the read, within
+#                           the exact decision's floor (10,000 instructions)
+#   gate.planted.function   the second pass names fibdrv_compute first, at PLANT_N, for
+#                           head, adding the wait to within 1%
 #   gate.planted.clock      the gate's report says its figures are instruction counts
 # Under the real clock three rounds cannot show 0.5%: the test says so and skips.
 # Prints PASS/FAIL/SKIP lines (tests/run.sh counts them).
@@ -63,15 +65,20 @@ want = plant_ns / base["median_ns"] * 100
 got = next(((c["ratio"] - 1) * 100 for c in pairs if c["n"] == plant_n), float("nan"))
 print(f"# gate.planted: the wait is {want:.3f}% of base's read at n = {plant_n}; "
       f"the gate measured {got:+.3f}%", flush=True)
-check("gate.planted.size", abs(got - want) <= 0.1, f"measured {got:+.3f}%, planted {want:.3f}%")
+# Within the exact decision's floor (compare.h, FT_CMP_EXACT_FLOOR_NS: one
+# allocator extra that either build can meet in every round), as a share of the read.
+floor = 10000 / base["median_ns"] * 100
+check("gate.planted.size", abs(got - want) <= floor,
+      f"measured {got:+.3f}%, planted {want:.3f}%, floor {floor:.3f} points")
 sig = [f for f in funcs.get("compare_functions", []) if f["significant"]]
 top = sig[0] if sig else {}
 print(f"# gate.planted: functions changed: "
       + ", ".join(f"{f['function']}@{f['n']} {f['delta_ns']:+.0f} ns" for f in sig[:4]),
       flush=True)
+# The function's own change is exact: the wait, to within 1% (ndelay's loop).
 check("gate.planted.function",
       top.get("function") == "fibdrv_compute" and top.get("n") == plant_n
-      and top.get("variant") == "head",
+      and top.get("variant") == "head" and abs(top.get("delta_ns", 0) - plant_ns) <= plant_ns / 100,
       f"first significant: {top}; {len(sig)} in all")
 check("gate.planted.clock", doc["meta"]["clock"] == "instructions"
       and doc["settings"]["decision"] == "exact", f"{doc['meta']['clock']}, {doc['settings']}")
