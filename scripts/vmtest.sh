@@ -61,6 +61,11 @@ echo "vmtest: $kver, $VM_HOW ($VM_WHY), $cpus vCPUs" >&2
 append=()
 for opt in ${VM_APPEND-clocksource=tsc tsc=reliable}; do append+=(--append "$opt"); done
 append+=(--append "fibtrace.clock=$VM_CLOCK_NAME" --append "fibtrace.vm=$VM_HOW")
+# Under icount the same run must count the same instructions: KASLR would
+# move the kernel and its modules at every boot, and with them the order of
+# kprobe.multi's sorted addresses and which entries share a hash bucket
+# (an empty traced function's cost moved by 20 instructions between boots).
+[ "$VM_HOW" = tcg-icount ] && append+=(--append nokaslr)
 # The guest shares the host's root file system read-only; build/vm is the
 # one directory it may write back (test artefacts, plots).
 console=$(mktemp "$top/build/vm/console.XXXXXX")

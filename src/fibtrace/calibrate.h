@@ -48,6 +48,7 @@ struct ft_calib {
 	struct ft_run *run;
 	double last_s; /* when the last calibration ended (ft_now_s) */
 	bool failed;   /* a recalibration failed: no more */
+	bool exact;    /* run->clock is instructions: minima of rounds, no recalibration */
 };
 
 /* Opens @device and times the calibration functions untraced: 0 or -(exit status). */

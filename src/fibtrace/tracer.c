@@ -228,6 +228,14 @@ static void configure(struct ft_tracer *tr)
 		skel->rodata->lin_buckets = run->hist.lin_buckets;
 	}
 	bpf_map__set_max_entries(skel->maps.stats, ft_targets_all(tr->tg));
+	/*
+	 * Under the instruction clock a run must cost what the last one did, and
+	 * a hash map's seed is random: which paths share a bucket of the call
+	 * tree, and so what a traced call costs, changed from run to run.
+	 */
+	if (!strcmp(run->clock, "instructions"))
+		bpf_map__set_map_flags(skel->maps.tree,
+				       bpf_map__map_flags(skel->maps.tree) | BPF_F_ZERO_SEED);
 	skel->rodata->calib_first_slot = tr->tg->count;
 	skel->rodata->read_funcs = run->self_stride != 0;
 	skel->rodata->tree_on = run->tree_on;
