@@ -26,12 +26,22 @@ fi
 guest_bench bench-compensation build/fibtrace build/bench/trace_workload /usr/bin/bpftrace -- "$@"
 python3 - "$build" "$host" "${parts[@]}" <<'PY'
 import json, sys
+
+def keep_others(path, new):
+    """The rows of @path for kernels and clocks this run did not measure."""
+    done = {(r["kernel"], r.get("clock", "real")) for r in new}
+    try:
+        old = json.load(open(path))
+    except (OSError, ValueError):
+        return []
+    return [r for r in old if (r["kernel"], r.get("clock", "real")) not in done]
+
 rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
     r["fibtrace_build"] = sys.argv[1]
     r["host"] = sys.argv[2]
 with open("bench/results/compensation.json", "w") as f:
-    json.dump(rows, f, indent=1)
+    json.dump(keep_others("bench/results/compensation.json", rows) + rows, f, indent=1)
     f.write("\n")
 grid = []
 for p in sys.argv[3:]:
@@ -43,7 +53,7 @@ for r in grid:
     r["fibtrace_build"], r["host"] = sys.argv[1], sys.argv[2]
 if grid:
     with open("bench/results/compensation-grid.json", "w") as f:
-        json.dump(grid, f, indent=1)
+        json.dump(keep_others("bench/results/compensation-grid.json", grid) + grid, f, indent=1)
         f.write("\n")
     print("%-22s %7s %-7s %-9s %10s %10s %9s %8s" % ("kernel", "n", "plan", "set", "truth",
                                                      "comp", "error", "target"))

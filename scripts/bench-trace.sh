@@ -12,7 +12,8 @@
 # loop, fastest of 15 rounds).
 #
 #   scripts/bench-trace.sh [KVER...]   default: every kernel of scripts/kernels.sh
-#                                      writes bench/results/trace.json
+#                                      writes bench/results/trace.json (the rows of
+#                                      the kernels and clocks measured replaced)
 #
 # added_ns_per_call = (ns_per_read(tracer) - ns_per_read(none)) / calls_per_read
 # where calls_per_read is exact: fibtrace's own JSON counts for the same reads
@@ -393,6 +394,16 @@ guest_bench bench-trace build/fibtrace build/bench/trace_workload /usr/bin/bpftr
 	/usr/sbin/funclatency-bpfcc -- "$@"
 python3 - "$build" "$host" "${parts[@]}" <<'PY'
 import json, sys
+
+def keep_others(path, new):
+    """The rows of @path for kernels and clocks this run did not measure."""
+    done = {(r["kernel"], r.get("clock", "real")) for r in new}
+    try:
+        old = json.load(open(path))
+    except (OSError, ValueError):
+        return []
+    return [r for r in old if (r["kernel"], r.get("clock", "real")) not in done]
+
 rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
     r["fibtrace_build"] = sys.argv[1]
@@ -401,7 +412,7 @@ for r in rows:
     # run-to-run noise (a few %) to a read: not for 1-4 calls on a 1 ms read.
     r["resolved"] = r["tracer"] == "none" or r["added_percent"] >= 20
 with open("bench/results/trace.json", "w") as f:
-    json.dump(rows, f, indent=1)
+    json.dump(keep_others("bench/results/trace.json", rows) + rows, f, indent=1)
     f.write("\n")
 hdr = ("kernel", "clock", "n", "tracer", "funcs", "calls/read", "ns/read", "added",
        "added ns/call", "vs bpftrace", "vs floor", "start s", "detach s")
