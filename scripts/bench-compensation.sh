@@ -29,19 +29,23 @@ import json, sys
 
 def keep_others(path, new):
     """The rows of @path for kernels and clocks this run did not measure."""
-    done = {(r["kernel"], r.get("clock", "real")) for r in new}
+    def key(r):  # a noise row keeps its kernel inside
+        return r.get("kernel", r.get("noise", {}).get("kernel")), r.get("clock", "real")
+
+    done = {key(r) for r in new}
     try:
         old = json.load(open(path))
     except (OSError, ValueError):
         return []
-    return [r for r in old if (r["kernel"], r.get("clock", "real")) not in done]
+    return [r for r in old if key(r) not in done]
 
 rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
     r["fibtrace_build"] = sys.argv[1]
     r["host"] = sys.argv[2]
+merged = keep_others("bench/results/compensation.json", rows) + rows  # read before the file is emptied
 with open("bench/results/compensation.json", "w") as f:
-    json.dump(keep_others("bench/results/compensation.json", rows) + rows, f, indent=1)
+    json.dump(merged, f, indent=1)
     f.write("\n")
 grid = []
 for p in sys.argv[3:]:
@@ -52,8 +56,9 @@ for p in sys.argv[3:]:
 for r in grid:
     r["fibtrace_build"], r["host"] = sys.argv[1], sys.argv[2]
 if grid:
+    merged = keep_others("bench/results/compensation-grid.json", grid) + grid  # read before the file is emptied
     with open("bench/results/compensation-grid.json", "w") as f:
-        json.dump(keep_others("bench/results/compensation-grid.json", grid) + grid, f, indent=1)
+        json.dump(merged, f, indent=1)
         f.write("\n")
     print("%-22s %7s %-7s %-9s %10s %10s %9s %8s" % ("kernel", "n", "plan", "set", "truth",
                                                      "comp", "error", "target"))

@@ -397,12 +397,15 @@ import json, sys
 
 def keep_others(path, new):
     """The rows of @path for kernels and clocks this run did not measure."""
-    done = {(r["kernel"], r.get("clock", "real")) for r in new}
+    def key(r):  # a noise row keeps its kernel inside
+        return r.get("kernel", r.get("noise", {}).get("kernel")), r.get("clock", "real")
+
+    done = {key(r) for r in new}
     try:
         old = json.load(open(path))
     except (OSError, ValueError):
         return []
-    return [r for r in old if (r["kernel"], r.get("clock", "real")) not in done]
+    return [r for r in old if key(r) not in done]
 
 rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
@@ -411,8 +414,9 @@ for r in rows:
     # A per-call cost is resolved when the tracer adds clearly more than the
     # run-to-run noise (a few %) to a read: not for 1-4 calls on a 1 ms read.
     r["resolved"] = r["tracer"] == "none" or r["added_percent"] >= 20
+merged = keep_others("bench/results/trace.json", rows) + rows  # read before the file is emptied
 with open("bench/results/trace.json", "w") as f:
-    json.dump(keep_others("bench/results/trace.json", rows) + rows, f, indent=1)
+    json.dump(merged, f, indent=1)
     f.write("\n")
 hdr = ("kernel", "clock", "n", "tracer", "funcs", "calls/read", "ns/read", "added",
        "added ns/call", "vs bpftrace", "vs floor", "start s", "detach s")
