@@ -27,26 +27,14 @@ guest_bench bench-compensation build/fibtrace build/bench/trace_workload /usr/bi
 python3 - "$build" "$host" "${parts[@]}" <<'PY'
 import json, sys
 
-def keep_others(path, new):
-    """The rows of @path for kernels and clocks this run did not measure."""
-    def key(r):  # a noise row keeps its kernel inside
-        return r.get("kernel", r.get("noise", {}).get("kernel")), r.get("clock", "real")
-
-    done = {key(r) for r in new}
-    try:
-        old = json.load(open(path))
-    except (OSError, ValueError):
-        return []
-    return [r for r in old if key(r) not in done]
+sys.path.insert(0, "bench")
+from results_rows import write_rows  # noqa: E402
 
 rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
     r["fibtrace_build"] = sys.argv[1]
     r["host"] = sys.argv[2]
-merged = keep_others("bench/results/compensation.json", rows) + rows  # read before the file is emptied
-with open("bench/results/compensation.json", "w") as f:
-    json.dump(merged, f, indent=1)
-    f.write("\n")
+write_rows("bench/results/compensation.json", rows)
 grid = []
 for p in sys.argv[3:]:
     try:
@@ -56,10 +44,7 @@ for p in sys.argv[3:]:
 for r in grid:
     r["fibtrace_build"], r["host"] = sys.argv[1], sys.argv[2]
 if grid:
-    merged = keep_others("bench/results/compensation-grid.json", grid) + grid  # read before the file is emptied
-    with open("bench/results/compensation-grid.json", "w") as f:
-        json.dump(merged, f, indent=1)
-        f.write("\n")
+    write_rows("bench/results/compensation-grid.json", grid)
     print("%-22s %7s %-7s %-9s %10s %10s %9s %8s" % ("kernel", "n", "plan", "set", "truth",
                                                      "comp", "error", "target"))
     for r in grid:

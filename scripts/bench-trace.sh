@@ -395,17 +395,8 @@ guest_bench bench-trace build/fibtrace build/bench/trace_workload /usr/bin/bpftr
 python3 - "$build" "$host" "${parts[@]}" <<'PY'
 import json, sys
 
-def keep_others(path, new):
-    """The rows of @path for kernels and clocks this run did not measure."""
-    def key(r):  # a noise row keeps its kernel inside
-        return r.get("kernel", r.get("noise", {}).get("kernel")), r.get("clock", "real")
-
-    done = {key(r) for r in new}
-    try:
-        old = json.load(open(path))
-    except (OSError, ValueError):
-        return []
-    return [r for r in old if key(r) not in done]
+sys.path.insert(0, "bench")
+from results_rows import write_rows  # noqa: E402
 
 rows = [r for p in sys.argv[3:] for r in json.load(open(p))]
 for r in rows:
@@ -414,10 +405,7 @@ for r in rows:
     # A per-call cost is resolved when the tracer adds clearly more than the
     # run-to-run noise (a few %) to a read: not for 1-4 calls on a 1 ms read.
     r["resolved"] = r["tracer"] == "none" or r["added_percent"] >= 20
-merged = keep_others("bench/results/trace.json", rows) + rows  # read before the file is emptied
-with open("bench/results/trace.json", "w") as f:
-    json.dump(merged, f, indent=1)
-    f.write("\n")
+write_rows("bench/results/trace.json", rows)
 hdr = ("kernel", "clock", "n", "tracer", "funcs", "calls/read", "ns/read", "added",
        "added ns/call", "vs bpftrace", "vs floor", "start s", "detach s")
 print("%-22s %-5s %6s %-19s %5s %10s %12s %7s %13s %11s %8s %7s %8s" % hdr)
