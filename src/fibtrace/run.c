@@ -204,31 +204,44 @@ static int cmdline_value(const char *key, char *buf, size_t size)
 	return err;
 }
 
+bool ft_cpuid_hypervisor(char vendor[13])
+{
+	vendor[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c >> 31 & 1))
+		return false;
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &c, 4);
+	memcpy(vendor + 8, &d, 4);
+	vendor[12] = '\0';
+	return true;
+#else
+	return false;
+#endif
+}
+
 /* CPUID's hypervisor vendor as a short name; "none" without the hypervisor bit. */
 static void cpuid_vm(char *buf, size_t size)
 {
-	snprintf(buf, size, "none");
-#if defined(__x86_64__) || defined(__i386__)
 	static const struct {
 		const char *vendor, *name;
 	} known[] = {
 		{"TCGTCGTCGTCG", "tcg"},  {"KVMKVMKVM", "kvm"},	      {"Microsoft Hv", "hyperv"},
 		{"VMwareVMware", "vmware"}, {"XenVMMXenVMM", "xen"}, {"VBoxVBoxVBox", "virtualbox"},
 	};
-	unsigned int a, b, c, d, i;
-	char vendor[13] = "";
+	char vendor[13];
+	unsigned int i;
 
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c >> 31 & 1))
+	snprintf(buf, size, "none");
+	if (!ft_cpuid_hypervisor(vendor))
 		return;
-	__cpuid(0x40000000, a, b, c, d);
-	memcpy(vendor, &b, 4);
-	memcpy(vendor + 4, &c, 4);
-	memcpy(vendor + 8, &d, 4);
 	snprintf(buf, size, "hypervisor");
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strncmp(vendor, known[i].vendor, 12))
 			snprintf(buf, size, "%s", known[i].name);
-#endif
 }
 
 void ft_run_clocksource(struct ft_run *run)

@@ -268,6 +268,8 @@ int ft_algo_list_parse(const struct ft_run *run, const char *list, __u64 last, i
  * hypervisor leaf.
  */
 void ft_run_clocksource(struct ft_run *run);
+/* CPUID's hypervisor vendor (12 bytes and a NUL) when the hypervisor bit is set. */
+bool ft_cpuid_hypervisor(char vendor[13]);
 /* One phrase for report headers: "instructions (QEMU TCG icount: 1 ns = 1 instruction)". */
 const char *ft_run_clock_desc(const struct ft_run *run);
 /* CLOCK_MONOTONIC in seconds. */

@@ -17,7 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
 #endif
 
 #include "compare_int.h"
@@ -214,23 +213,16 @@ static void check_virt(struct ft_compare *c)
 {
 	char what[160] = "", v[64];
 	size_t len = 0;
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned int a, b, cc, d;
+	char vendor[13];
+	unsigned int a;
 
-	if (__get_cpuid(1, &a, &b, &cc, &d) && (cc >> 31 & 1)) {
-		char vendor[13] = "";
-
-		__cpuid(0x40000000, a, b, cc, d);
-		memcpy(vendor, &b, 4);
-		memcpy(vendor + 4, &cc, 4);
-		memcpy(vendor + 8, &d, 4);
+	if (ft_cpuid_hypervisor(vendor)) {
 		for (a = 0; a < 12; a++)
 			if (vendor[a] && (vendor[a] < ' ' || vendor[a] > '~'))
 				vendor[a] = '?';
 		len += snprintf(what + len, sizeof(what) - len, "cpuid hypervisor bit (%s)",
 				vendor[0] ? vendor : "unnamed");
 	}
-#endif
 	if (!read_line("/sys/hypervisor/type", v, sizeof(v)) && v[0] && len < sizeof(what))
 		len += snprintf(what + len, sizeof(what) - len, "%s/sys/hypervisor/type %s",
 				len ? ", " : "", v);
