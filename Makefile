@@ -11,7 +11,7 @@
 #   make unit          host unit tests only (with --cachesim's, install's, deps's, the workflows',
 #                      make check-inline and check-core)
 #   make check-inline  no traced fibdrv function is inlined or cloned anywhere
-#   make check-core    src/fibtrace/core_btf.c names every CO-RE relocation of the BPF object
+#   make check-core    src/fibtrace/discover/core_btf.c names every CO-RE relocation of the BPF object
 #   make vmlinux-h     regenerate vmlinux/x86/vmlinux.h from the 6.1 kernel's BTF
 #   make bench         big-number library against GMP (bench/results/bn.json)
 #   make bench-trace   tracing overhead per read in the guest (bench/results/trace.json)
@@ -40,7 +40,7 @@ export BPFTOOL
 CFLAGS ?= -O2 -g
 WERROR ?=
 USER_CFLAGS ?= $(CFLAGS) -Wall -Wextra $(if $(filter 1 yes,$(WERROR)),-Werror) -std=gnu11 \
-	-Ifibdrv -Ibpf -Isrc/lib -Isrc/fibtrace -Isrc/fibtrace/compare -I$(BUILD)
+	-Ifibdrv -Ibpf -Isrc/lib -Isrc/fibtrace -I$(BUILD)
 ARCH_DEFINE := -D__TARGET_ARCH_x86
 VMLINUX_H := vmlinux/x86/vmlinux.h
 .DEFAULT_GOAL := all
@@ -60,10 +60,10 @@ TOOL_LIBS := -lbpf -lelf -lz -lm -lpthread
 # Sources by program. src/lib is shared; the pure part of fibtrace (no
 # libbpf, no skeleton) is what the unit tests link.
 LIB_SRCS := $(wildcard src/lib/*.c)
-FIBTRACE_SRCS := $(wildcard src/fibtrace/*.c src/fibtrace/compare/*.c)
-FIBTRACE_PURE := src/fibtrace/run.c src/fibtrace/aggregate.c src/fibtrace/report_text.c \
-	src/fibtrace/report_json.c src/fibtrace/report_csv.c src/fibtrace/report_counters.c \
-	src/fibtrace/tree.c src/fibtrace/cachesim.c src/fibtrace/report_cachesim.c
+FIBTRACE_SRCS := src/fibtrace/main.c $(wildcard src/fibtrace/*/*.c)
+FIBTRACE_PURE := src/fibtrace/model/run.c src/fibtrace/model/aggregate.c src/fibtrace/report/report_text.c \
+	src/fibtrace/report/report_json.c src/fibtrace/report/report_csv.c src/fibtrace/report/report_counters.c \
+	src/fibtrace/model/tree.c src/fibtrace/cachesim/cachesim.c src/fibtrace/report/report_cachesim.c
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 
@@ -153,9 +153,9 @@ $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
 $(BUILD)/tests/test_hist: $(call obj,tests/unit/test_hist.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
-$(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/ksyms.c src/fibtrace/ksyms_cache.c)
-$(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim.c \
-	src/fibtrace/cachesim_run.c src/fibtrace/run.c src/lib/stats.c src/lib/fmt.c src/lib/fibdev.c)
+$(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/discover/ksyms.c src/fibtrace/discover/ksyms_cache.c)
+$(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim/cachesim.c \
+	src/fibtrace/cachesim/cachesim_run.c src/fibtrace/model/run.c src/lib/stats.c src/lib/fmt.c src/lib/fibdev.c)
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lm -lpthread
@@ -172,13 +172,14 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; \
+	scripts/layers.py --src src/fibtrace || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; \
 	$(MAKE) --no-print-directory check-core || st=1; exit $$st
 
 # No function fibtrace traces by default is also inlined or cloned somewhere
 # (its counts would miss those calls): one PASS/FAIL line per built module,
 # from its symbols, BTF, __mcount_loc and DWARF. Part of make unit.
-# The CO-RE table of src/fibtrace/core_btf.c against the object's relocations.
+# The CO-RE table of src/fibtrace/discover/core_btf.c against the object's relocations.
 check-core: $(BUILD)/fibtrace.bpf.o
 	@scripts/check-core.py $<
 

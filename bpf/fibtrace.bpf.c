@@ -561,7 +561,7 @@ SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(1
  * 5.18+ with CONFIG_FPROBE) attaches them by address in one link each;
  * elsewhere each function gets a kprobe and a kretprobe perf-event link
  * carrying its slot (cookies on perf-event links: Linux 5.15+). Verified
- * once instead of once per function (src/fibtrace/plan.h).
+ * once instead of once per function (src/fibtrace/discover/plan.h).
  */
 static __always_inline int cookie_entry(struct pt_regs *ctx)
 {

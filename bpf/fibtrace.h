@@ -25,7 +25,7 @@
 /*
  * A slot's fentry and fexit programs are named <prefix>_<slot>: fe_7, fx_7.
  * BPF declares them with FT_PROG(); user space builds the names with
- * FT_PROG_PREFIXES and reads a slot back from a name (src/fibtrace/tracer.c).
+ * FT_PROG_PREFIXES and reads a slot back from a name (src/fibtrace/tracer/tracer.c).
  * Functions traced by kprobes share two programs (ft_kp_entry/ft_kp_exit,
  * or the kprobe.multi pair), the slot in each link's BPF cookie.
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check that src/fibtrace/core_btf.c names every struct and member the BPF
+"""Check that src/fibtrace/discover/core_btf.c names every struct and member the BPF
 object's CO-RE relocations use, and nothing else.
 
 Usage: check-core.py build/fibtrace.bpf.o
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-TABLE = "src/fibtrace/core_btf.c"
+TABLE = "src/fibtrace/discover/core_btf.c"
 RELO = re.compile(r"relo #\d+: <(\w+)> \[\d+\] (?:struct|union) (\w+)((?:\.\w+)*)")
 NEED = re.compile(r'^\s*\{"(\w+)", "([^"]*)", (?:true|false)\},', re.M)
 

@@ -28,7 +28,7 @@
 # KVER/fibdrv_head.ko. Ends with one line "perf-gate: PASS|REGRESSION|ERROR"
 # and exits with the verdict's fibtrace status: 0 no n slower by more than
 # PCT% with significance, 8 a regression, anything else an error (enum
-# ft_exit in src/fibtrace/run.h; 2 here for bad arguments or a failed build).
+# ft_exit in src/fibtrace/model/run.h; 2 here for bad arguments or a failed build).
 #
 #   scripts/perf-gate.sh --guest OUTDIR WHEN -- VERDICT CMD... [--then ATTRIBUTION CMD...]
 #                                         the part run in the guest

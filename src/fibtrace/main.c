@@ -29,31 +29,20 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
-#include "builds.h"
-#include "cachesim.h"
-#include "calibrate.h"
-#include "cli.h"
+#include "cachesim/cachesim.h"
+#include "cli/cli.h"
+#include "discover/ksyms.h"
 #include "fibdev.h"
-#include "ksyms.h"
-#include "report.h"
-#include "sweep.h"
-#include "timeline.h"
-#include "tracer.h"
-#include "tree.h"
-#include "watch.h"
+#include "model/timeline.h"
+#include "model/tree.h"
+#include "report/report.h"
+#include "session/builds.h"
+#include "session/calibrate.h"
+#include "session/sweep.h"
+#include "session/watch.h"
+#include "tracer/tracer.h"
 
 static volatile sig_atomic_t exiting;
-static bool verbose; /* for libbpf's print callback, which takes no context */
-
-static int libbpf_print_fn(enum libbpf_print_level level, const char *format, va_list args)
-{
-	if (level == LIBBPF_DEBUG || !verbose)
-		return 0;
-	return vfprintf(stderr, format, args);
-}
-
 static void sig_handler(int sig)
 {
 	(void)sig;
@@ -277,6 +266,7 @@ static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compar
  */
 static int check_and_discover(const struct ft_cli *cli, struct ft_run *run, struct ft_builds *bs)
 {
+	struct ft_builds_opts bo;
 	int err;
 
 	if (!have_privileges()) {
@@ -290,7 +280,8 @@ static int check_and_discover(const struct ft_cli *cli, struct ft_run *run, stru
 	}
 	if (cli->load && (err = load_module(cli->load)))
 		return err;
-	return ft_builds_open(bs, cli, run);
+	ft_cli_builds_opts(cli, &bo);
+	return ft_builds_open(bs, &bo, run);
 }
 
 /* The driven reads (--compare, --sweep) and the counters (-e). */
@@ -414,7 +405,7 @@ static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_buil
 	int err;
 
 	if (!cli->cmp.kind && !cli->sweep)
-		return ft_watch(w, cli, run, tr, &exiting);
+		return ft_watch(w, run, tr, &exiting);
 	err = pin_and_lock(cli, run);
 	if (!err && cmp) {
 		err = ft_compare_drive(cmp, run, ft_builds_consume, bs, &exiting);
@@ -473,9 +464,9 @@ int main(int argc, char **argv)
 		return FT_EXIT_USAGE;
 	if (cli.cachesim == FT_SIM_ONLY) /* simulated in user space: nothing is traced */
 		return ft_sim_cli_only(&cli);
-	verbose = cli.verbose;
+	ft_cli_watch_opts(&cli, &watch.o);
 	ft_ksyms_use_cache(cli.symbol_cache);
-	libbpf_set_print(libbpf_print_fn);
+	ft_tracer_log(cli.verbose);
 	/*
 	 * From here on Ctrl-C or SIGTERM only sets `exiting`: a signal during
 	 * the start-up (seconds with fentry on 6.1) ends the run as soon as it
@@ -511,7 +502,7 @@ int main(int argc, char **argv)
 		ft_tracer_print_memory(builds.b[0].tr);
 	if (cli.interval) {
 		/* collects the last interval itself */
-		ft_watch_report(&watch, &cli, &run, builds.b[0].tr);
+		ft_watch_report(&watch, &run, builds.b[0].tr);
 		if (ft_report_flushed() && ret == FT_EXIT_OK)
 			ret = FT_EXIT_ERROR;
 	} else {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness: fibtrace's command line (src/fibtrace/cli.c, and the
+ * libFuzzer harness: fibtrace's command line (src/fibtrace/cli/cli.c, and the
  * value parsers it calls: ranges, seconds, -e, --attach, --compare's
  * options). The input is argv: NUL-separated words after "fibtrace". argp
  * is told not to exit (ARGP_NO_EXIT), so a usage error returns.
@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "fuzz_check.h"
-#include "kretprobe.h"
-#include "timeline.h"
+#include "model/timeline.h"
+#include "tracer/kretprobe.h"
 
 #define MAX_WORDS 24
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "report.h"
+#include "report/report.h"
 
 #define NFUNCS 4
 #define NALGOS 3

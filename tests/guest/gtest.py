@@ -173,5 +173,5 @@ def has_kprobe_multi():
 
 
 def default_plan():
-    """The attach plan fibtrace's --attach auto picks here outside --compare (src/fibtrace/plan.h)."""
+    """The attach plan fibtrace's --attach auto picks here outside --compare (src/fibtrace/discover/plan.h)."""
     return "kprobe.multi" if has_kprobe_multi() else "kprobe"

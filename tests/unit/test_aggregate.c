@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of fibtrace's aggregation and reports (src/fibtrace/aggregate.c,
+ * Unit tests of fibtrace's aggregation and reports (src/fibtrace/model/aggregate.c,
  * run.c, report_*.c), linked without libbpf: histogram bounds and
  * percentiles, the per-(algo, n) table (type-7 quantiles, worked out by hand
  * below), the breakdown, copy rows, counter sums and medians, interval
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "aggregate.h"
-#include "report.h"
-#include "tree.h"
+#include "model/aggregate.h"
+#include "model/tree.h"
+#include "report/report.h"
 
 static int failures;
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare_int.h"
+#include "compare/compare_int.h"
 
 #define ROUNDS 20
 #define NF 3

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of --cachesim's parser (src/fibtrace/cachesim.c) on callgrind
+ * Unit tests of --cachesim's parser (src/fibtrace/cachesim/cachesim.c) on callgrind
  * output written here: a start-up part, two reads, an exit part; a callee
  * named (cfn=) before its definition, a call's inclusive cost line that must
  * not count as the caller's, trailing zero events left out, a function of
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cachesim.h"
+#include "cachesim/cachesim.h"
 
 static int failures;
 

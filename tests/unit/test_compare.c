@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "compare/compare.h"
 #include "fmt.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -299,7 +299,8 @@ static void test_exact(void)
 	check("exact.one_interrupt", !exact_pair(same, one_tick, 3, &p) && !p.significant);
 	check("exact.planted_0.5pct", !exact_pair(big, big_slow, 3, &p) && p.significant &&
 					      close_to(p.ratio, 1.005) && p.ci_lo > 1);
-	check("exact.small_change_under_floor", !exact_pair(same, planted, 3, &p) && !p.significant);
+	check("exact.small_change_under_floor",
+	      !exact_pair(same, planted, 3, &p) && !p.significant);
 	check("exact.faster", !exact_pair(same, faster, 3, &p) && p.significant && p.ci_hi < 1);
 }
 

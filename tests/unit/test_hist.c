@@ -2,14 +2,14 @@
 /*
  * Unit tests of the BPF side's histogram bucket (bpf/hist.bpf.h), compiled
  * here on the host, against the bounds user space reads the buckets with
- * (src/fibtrace/aggregate.c, ft_hist_bounds) and against __builtin_clzll:
+ * (src/fibtrace/model/aggregate.c, ft_hist_bounds) and against __builtin_clzll:
  * every value falls into a bucket whose bounds hold it, at every
  * sub-bucket setting and in linear mode.
  */
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
-#include "aggregate.h"
+#include "model/aggregate.h"
 
 /* bpf/fibtrace.bpf.c's const volatile knobs, variables here */
 static __u32 hist_bits;
@@ -81,7 +81,8 @@ int main(void)
 		snprintf(name, sizeof(name), "log2.bits%u.in_bounds", cfg.bits);
 		check(name, bad == 0);
 	}
-	cfg = (struct ft_hist_cfg){.linear = true, .lin_min = 100, .lin_step = 10, .lin_buckets = 5};
+	cfg = (struct ft_hist_cfg){
+		.linear = true, .lin_min = 100, .lin_step = 10, .lin_buckets = 5};
 	lin_min = cfg.lin_min;
 	lin_step = cfg.lin_step;
 	lin_buckets = cfg.lin_buckets;

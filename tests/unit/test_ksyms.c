@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the kernel tables' parser and index (src/fibtrace/ksyms.c),
+ * Unit tests of the kernel tables' parser and index (src/fibtrace/discover/ksyms.c),
  * on files written here in /proc/kallsyms's and available_filter_functions'
  * formats: module symbols, other symbol types, a name in two modules, a
  * missing last newline, an unreadable ftrace list, the symbols of BPF
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ksyms.h"
+#include "discover/ksyms.h"
 
 static int failures;
 

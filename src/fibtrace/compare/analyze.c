@@ -21,8 +21,26 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* Candidate v against the baseline: the geomean of its ratios, the n significant either way. */
+static void verdict(const struct ft_compare *c, int v, double *tmp, struct cmp_verdict *out)
+{
+	const struct ft_cmp_pair *pp = pair_of(c, v);
+	size_t i, k = 0;
+
+	out->faster = out->slower = 0;
+	for (i = 0; i < c->nn; i++) {
+		if (tmp && isfinite(pp[i].ratio) && pp[i].ratio > 0)
+			tmp[k++] = pp[i].ratio;
+		out->faster += pp[i].significant && pp[i].ratio < 1;
+		out->slower += pp[i].significant && pp[i].ratio > 1;
+	}
+	out->compared = k;
+	out->geomean = tmp ? stats_geomean(tmp, k) : NAN;
+}
+
 int cmp_analyze(struct ft_compare *c)
 {
+	double *tmp;
 	size_t i, k = 0;
 	int v, err;
 
@@ -63,6 +81,13 @@ int cmp_analyze(struct ft_compare *c)
 		ft_cmp_exact(&c->cell[(size_t)c->base * c->nn + c->pair[k].nidx],
 			     &c->cell[(size_t)c->pair[k].variant * c->nn + c->pair[k].nidx],
 			     &c->pair[k]);
+	tmp = malloc(c->nn * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	for (v = 0; v < c->nv; v++)
+		if (v != c->base)
+			verdict(c, v, tmp, &c->var[v].verdict);
+	free(tmp);
 	return 0;
 }
 
@@ -77,22 +102,6 @@ void cmp_power_warning(const struct ft_compare *c, struct ft_run *run)
 			"Holm over %zu comparisons needs %.2g or less; raise --repeat or compare "
 			"fewer n",
 			c->repeat, pmin, c->npairs, FT_CMP_ALPHA / c->npairs);
-}
-
-void cmp_verdict(const struct ft_compare *c, int v, double *tmp, struct cmp_verdict *out)
-{
-	const struct ft_cmp_pair *pp = pair_of(c, v);
-	size_t i, k = 0;
-
-	out->faster = out->slower = 0;
-	for (i = 0; i < c->nn; i++) {
-		if (tmp && isfinite(pp[i].ratio) && pp[i].ratio > 0)
-			tmp[k++] = pp[i].ratio;
-		out->faster += pp[i].significant && pp[i].ratio < 1;
-		out->slower += pp[i].significant && pp[i].ratio > 1;
-	}
-	out->compared = k;
-	out->geomean = tmp ? stats_geomean(tmp, k) : NAN;
 }
 
 int cmp_regressions(const struct ft_compare *c)
@@ -121,7 +130,8 @@ int cmp_regressions(const struct ft_compare *c)
 		else
 			fprintf(stderr,
 				"fibtrace: regression: %s is %.1f%% slower than %s at n = %" PRIu64
-				" (ratio %.4g, 95%% CI %.4g..%.4g, Holm p = %.3g; threshold %g%%)\n",
+				" (ratio %.4g, 95%% CI %.4g..%.4g, Holm p = %.3g; threshold "
+				"%g%%)\n",
 				c->var[p->variant].label, (p->ratio - 1) * 100,
 				c->var[c->base].label, nth(c, p->nidx), p->ratio, p->ci_lo,
 				p->ci_hi, p->p_holm, c->o.fail_pct);

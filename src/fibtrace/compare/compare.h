@@ -27,7 +27,6 @@
 #define FT_CMP_ALPHA 0.05
 #define FT_CMP_TRIM_FRACTION 0.05 /* --outliers trim: from each tail */
 #define FT_CMP_DEFAULT_ROWS 30
-#define FT_CMP_MAX_VARIANTS 16
 
 enum ft_cmp_kind { FT_CMP_NONE, FT_CMP_ALGOS, FT_CMP_FORMATS, FT_CMP_BUILDS };
 enum ft_cmp_outliers { FT_OUTLIERS_TUKEY, FT_OUTLIERS_KEEP, FT_OUTLIERS_TRIM };

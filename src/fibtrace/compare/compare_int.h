@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "compare.h"
-#include "run.h"
+#include "model/run.h"
 
 #define WARMUP_ROUNDS 1
 
@@ -27,6 +27,13 @@ struct hygiene {
 
 #define HY_CHECKS 8
 
+/* Candidate v against the baseline over every n (cmp_analyze). */
+struct cmp_verdict {
+	double geomean;	       /* of the finite positive ratios; NaN when none */
+	size_t compared;       /* how many ratios that is */
+	size_t faster, slower; /* significant n either way */
+};
+
 struct variant {
 	char label[80];
 	int algo_id; /* in run->algos */
@@ -36,6 +43,7 @@ struct variant {
 	struct ft_run *run; /* whose tracer records its reads: its build's */
 	size_t mark;	    /* while driving: run->recs[mark..] are the last read's records */
 	uint64_t reads, matched, unmatched, errors, removed;
+	struct cmp_verdict verdict; /* after cmp_analyze; not for the baseline */
 };
 
 /* The algorithm variant v reads with. */
@@ -134,15 +142,6 @@ int cmp_analyze(struct ft_compare *c);
 void cmp_power_warning(const struct ft_compare *c, struct ft_run *run);
 /* Prints each --fail-on-regression regression on stderr; returns how many. */
 int cmp_regressions(const struct ft_compare *c);
-
-/* Candidate v against the baseline over every n. */
-struct cmp_verdict {
-	double geomean;	       /* of the finite positive ratios; NaN without scratch */
-	size_t compared;       /* how many ratios that is */
-	size_t faster, slower; /* significant n either way */
-};
-/* tmp: scratch for nn doubles, or NULL (then geomean NaN, compared 0). */
-void cmp_verdict(const struct ft_compare *c, int v, double *tmp, struct cmp_verdict *out);
 
 /*
  * functions.c (--attribute): prepare sets every variant's run->self_stride

@@ -18,10 +18,10 @@
 #include <inttypes.h>
 #include <unistd.h>
 
-#include "aggregate.h"
 #include "compare_int.h"
-#include "counters.h"
-#include "sweep.h"
+#include "model/aggregate.h"
+#include "model/events.h"
+#include "session/sweep.h"
 
 /* What the loop's callbacks need. */
 struct drive {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 
 #include "compare_int.h"
-#include "counters.h"
 #include "fmt.h"
-#include "report.h"
+#include "model/events.h"
+#include "report/report.h"
 
 static void json_settings(FILE *f, const struct ft_compare *c, const struct ft_run *run)
 {
@@ -149,26 +149,22 @@ static void json_pairs(FILE *f, const struct ft_compare *c)
 
 static void json_summary(FILE *f, const struct ft_compare *c)
 {
-	struct cmp_verdict s;
 	int v, k = 0;
 
 	fprintf(f, "\n  ],\n  \"summary\": [");
 	for (v = 0; v < c->nv; v++) {
-		double *tmp;
+		const struct cmp_verdict *s = &c->var[v].verdict;
 
 		if (v == c->base)
 			continue;
-		tmp = malloc(c->nn * sizeof(*tmp));
-		cmp_verdict(c, v, tmp, &s);
-		free(tmp);
 		fprintf(f, "%s\n    {\"a\": ", k++ ? "," : "");
 		json_str(f, c->var[c->base].label);
 		fprintf(f, ", \"b\": ");
 		json_str(f, c->var[v].label);
 		fprintf(f, ", \"geomean_ratio\": ");
-		json_num(f, s.geomean);
-		fprintf(f, ", \"n_compared\": %zu, \"faster\": %zu, \"slower\": %zu}", s.compared,
-			s.faster, s.slower);
+		json_num(f, s->geomean);
+		fprintf(f, ", \"n_compared\": %zu, \"faster\": %zu, \"slower\": %zu}", s->compared,
+			s->faster, s->slower);
 	}
 	fprintf(f, "\n  ]");
 }

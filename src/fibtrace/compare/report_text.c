@@ -54,8 +54,9 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 		"n %" PRIu64 "..%" PRIu64 " step %" PRIu64 " (%zu values), %u rounds interleaved "
 		"(%d warm-up round discarded), baseline %s\n",
 		ft_cmp_kind_name(c->o.kind), run->kernel, ft_run_clock_desc(run),
-		ft_cmp_metric_name(c->o.metric), metric_desc(c->o.metric), comp ? ", compensated for tracing" : "", c->first,
-		nth(c, c->nn - 1), c->step, c->nn, c->repeat, WARMUP_ROUNDS, c->var[c->base].label);
+		ft_cmp_metric_name(c->o.metric), metric_desc(c->o.metric),
+		comp ? ", compensated for tracing" : "", c->first, nth(c, c->nn - 1), c->step,
+		c->nn, c->repeat, WARMUP_ROUNDS, c->var[c->base].label);
 	if (c->o.kind == FT_CMP_FORMATS)
 		fprintf(f, "algorithm %s, output format dec (decimal) against bin (binary limbs)\n",
 			var_algo(&c->var[0]));
@@ -319,22 +320,22 @@ static void print_table(FILE *out, const struct ft_compare *c)
 }
 
 /* Per candidate: the geomean change and where it is significant. */
-static void print_verdicts(FILE *f, const struct ft_compare *c, double *tmp)
+static void print_verdicts(FILE *f, const struct ft_compare *c)
 {
-	struct cmp_verdict s;
 	char d[24];
 	int v;
 
 	for (v = 0; v < c->nv; v++) {
+		const struct cmp_verdict *s = &c->var[v].verdict;
+
 		if (v == c->base)
 			continue;
-		cmp_verdict(c, v, tmp, &s);
-		ft_cmp_fmt_delta(d, sizeof(d), s.geomean);
+		ft_cmp_fmt_delta(d, sizeof(d), s->geomean);
 		fprintf(f,
 			"geomean %s / %s: %.4g (%s) over %zu n; significantly faster at %zu, "
 			"slower at %zu, no significant difference at %zu\n",
-			c->var[v].label, c->var[c->base].label, s.geomean, d, s.compared, s.faster,
-			s.slower, c->nn - s.faster - s.slower);
+			c->var[v].label, c->var[c->base].label, s->geomean, d, s->compared,
+			s->faster, s->slower, c->nn - s->faster - s->slower);
 	}
 }
 
@@ -378,7 +379,7 @@ static void print_summary(FILE *f, const struct ft_compare *c)
 	if (!tmp)
 		return;
 	fputc('\n', f);
-	print_verdicts(f, c, tmp);
+	print_verdicts(f, c);
 	print_time_split(f, c);
 	free(tmp);
 }

@@ -9,10 +9,10 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "cachesim.h"
+#include "cachesim/cachesim.h"
 #include "fmt.h"
-#include "report.h"
-#include "run.h"
+#include "model/run.h"
+#include "report/report.h"
 
 static void compare_text(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev, int base)
 {

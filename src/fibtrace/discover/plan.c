@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The attach plan: see plan.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "plan.h"
+
+/* The running kernel is @major.@minor or newer (false when uname cannot tell). */
+bool ft_kernel_at_least(int major, int minor)
+{
+	static int maj = -1, min;
+	struct utsname u;
+
+	if (maj < 0 && (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2))
+		maj = min = 0;
+	return maj > major || (maj == major && min >= minor);
+}
+
+/* x86 trampolines: 6 arguments before 6.5, 12 since. */
+int ft_max_fentry_args(void)
+{
+	return ft_kernel_at_least(6, 5) ? 12 : 6;
+}
+
+/*
+ * Before Linux 6.4 the kernel finds a module function's address for fentry
+ * by its bare name in kallsyms: the first module that has it, whatever
+ * module's BTF the program names (fixed in 6.4 by "bpf: Fix attaching
+ * fentry/fexit/fmod_ret/lsm to modules"). Seen on 6.1 with two builds of
+ * fibdrv loaded: the second build's attach fails with EBUSY, the first's
+ * lands in whichever module was loaded first.
+ */
+bool ft_fentry_by_bare_name(void)
+{
+	return !ft_kernel_at_least(6, 4);
+}
+
+int ft_plan_parse(const char *s, enum ft_attach_req *req)
+{
+	static const char *const words[] = {"auto", "fentry", "multi", "kprobe"};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(s, words[i])) {
+			*req = (enum ft_attach_req)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* Whether ft_plan_choose() needs to know if kprobe.multi works, for this --attach. */
+bool ft_plan_asks_multi(enum ft_attach_req req, bool benchmark)
+{
+	return req == FT_ATTACH_MULTI || (req == FT_ATTACH_AUTO && !benchmark);
+}
+
+/* Every function in the kprobe.multi links; one calibration function for them. */
+static void plan_multi(struct ft_targets *tg)
+{
+	int i, all = ft_targets_all(tg);
+
+	for (i = 0; i < all; i++)
+		tg->t[i].mode = FT_MODE_MULTI;
+	if (tg->ncalib == 2) {
+		/* fibdrv_calib0 (fentry's) goes; fibdrv_calib1 takes its slot. */
+		tg->t[tg->count] = tg->t[tg->count + 1];
+		tg->t[tg->count].slot = tg->count;
+		tg->ncalib = 1;
+	}
+}
+
+int ft_plan_choose(enum ft_attach_req req, bool benchmark, bool multi, struct ft_run *run)
+{
+	struct ft_startup *su = &run->startup;
+
+	su->reason = "forced by --attach";
+	if (req == FT_ATTACH_MULTI && !multi) {
+		fprintf(stderr, "fibtrace: --attach multi: this kernel has no kprobe.multi "
+				"links (Linux 5.18+ built with CONFIG_FPROBE)\n");
+		return -FT_EXIT_USAGE;
+	}
+	if (req != FT_ATTACH_AUTO)
+		return req;
+	if (benchmark) {
+		su->reason = "auto: a comparison, the cheapest per call";
+		return FT_ATTACH_FENTRY;
+	}
+	if (multi) {
+		su->reason = "auto: the fastest start";
+		return FT_ATTACH_MULTI;
+	}
+	/*
+	 * The kprobe plan: two programs, as for kprobe.multi, and a link per
+	 * function. make bench-trace, 6.1 guest, full default set, three runs
+	 * on two days: each call cost 0.79-1.04x fentry's, start-up 5.0-7.0 s
+	 * against 15.1-22.9 s; detach takes 3-4 s longer
+	 * (docs/fibtrace.md#attach-plans).
+	 */
+	su->reason = "auto: the fastest start, no kprobe.multi on this kernel";
+	return FT_ATTACH_KPROBE;
+}
+
+int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *run)
+{
+	struct ft_startup *su = &run->startup;
+	bool multi = req == FT_ATTACH_MULTI, kprobes = false;
+	int i, fentry = 0;
+
+	if (multi)
+		plan_multi(tg);
+	su->plan = multi ? "kprobe.multi" : req == FT_ATTACH_KPROBE ? "kprobe" : "fentry";
+	for (i = 0; i < ft_targets_all(tg); i++) {
+		if (tg->t[i].unavailable)
+			continue;
+		if (tg->t[i].mode == FT_MODE_FENTRY)
+			fentry++;
+		else
+			kprobes = true;
+	}
+	/* A pair per fentry function; the kprobe modes' pair is shared by all. */
+	su->programs = 2 * fentry + (kprobes ? 2 : 0);
+	return 0;
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --plot FILE.svg|FILE.png: gnuplot draws three panels: from the per-n
+ * table, fib_read median latency versus n, one line per algorithm (log y),
+ * and the stacked breakdown compute / format / copy / rest (medians) of the
+ * first algorithm; from the copy rows, the copy to user space's throughput
+ * versus its size (fibdrv_copy, MB/s = bytes / average ns * 1000). With
+ * --cachesim, the simulated Ir, D1mr and Bcm per read versus n instead. The
+ * data and the script go to a temporary directory.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "cachesim/cachesim.h"
+#include "gnuplot.h"
+#include "model/aggregate.h"
+#include "report.h"
+
+/* One gnuplot data block (two blank lines apart) per algorithm. */
+static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows, bool comp,
+			       unsigned int *blocks)
+{
+	unsigned int prev_algo = UINT32_MAX, nblocks = 0;
+	size_t i;
+
+	for (i = 0; i < nrows; i++) {
+		const struct ft_pern *r = &rows[i];
+		const struct ft_pern_fig *x = comp ? &r->comp : &r->raw;
+
+		if (r->algo != prev_algo) {
+			if (prev_algo != UINT32_MAX)
+				fprintf(f, "\n\n");
+			if (nblocks < 64)
+				blocks[nblocks++] = r->algo;
+			prev_algo = r->algo;
+		}
+		fprintf(f,
+			"%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			(uint64_t)r->n, (uint64_t)(x->median ? x->median : 1), (uint64_t)x->compute,
+			(uint64_t)x->format, (uint64_t)x->copy, (uint64_t)x->rest);
+	}
+	return nblocks;
+}
+
+/* Bytes and MB/s per copy size (the copy rows of aggregate.c): rows written. */
+static size_t write_copies(FILE *f, const struct ft_run *run)
+{
+	struct ft_copy_row *copies;
+	size_t n = ft_copy_build(run, &copies), i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 " %.3f\n", (uint64_t)copies[i].bytes,
+			copies[i].ns ? copies[i].bytes * 1e3 * copies[i].count / copies[i].ns
+				     : 0.0);
+	free(copies);
+	return n;
+}
+
+static void write_script(FILE *f, const struct ft_run *run, const char *data, const char *copies,
+			 const unsigned int *blocks, unsigned int nblocks)
+{
+	unsigned int i;
+
+	fprintf(f, "set multiplot layout %d,1\n", copies ? 3 : 2);
+	fprintf(f, "set title 'fib\\_read latency versus n (median%s, kernel %s)'\n",
+		run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
+	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
+	fprintf(f, "plot ");
+	for (i = 0; i < nblocks; i++)
+		fprintf(f, "%s'%s' index %u using 1:2 with linespoints pt 7 ps 0.4 title '%s'",
+			i ? ", " : "", data, i, ft_algo_name(run, blocks[i]));
+	fprintf(f, "\nunset logscale y\n");
+	fprintf(f, "set title 'fib\\_read breakdown, %s (medians, stacked)'\n",
+		ft_algo_name(run, blocks[0]));
+	fprintf(f,
+		"plot '%s' index 0 using 1:($3+$4+$5+$6) with filledcurves x1 title 'rest', "
+		"'' index 0 using 1:($3+$4+$5) with filledcurves x1 title 'copy', "
+		"'' index 0 using 1:($3+$4) with filledcurves x1 title 'format', "
+		"'' index 0 using 1:3 with filledcurves x1 title 'compute'\n",
+		data);
+	if (copies)
+		fprintf(f,
+			"set title 'copy to user space (fibdrv\\_copy): throughput versus size "
+			"(average per size, %s)'\n"
+			"set xlabel 'bytes'\nset ylabel 'MB/s'\nset logscale x\nunset key\n"
+			"plot '%s' using 1:2 with points pt 7 ps 0.5\nunset logscale x\n",
+			run->overhead.on ? "raw: compensation is per call, not per byte" : "raw",
+			copies);
+	fprintf(f, "unset multiplot\n");
+}
+
+int ft_plot(struct ft_run *run, const char *path)
+{
+	struct gnuplot_job j;
+	struct ft_pern *rows;
+	unsigned int blocks[64], nblocks;
+	size_t nrows, ncopies;
+	FILE *f;
+
+	if (gnuplot_begin(&j, path))
+		return -1;
+	nrows = ft_pern_build(run, &rows);
+	if (!nrows) {
+		fprintf(stderr, "fibtrace: --plot: no fib_read records to plot\n");
+		gnuplot_abort(&j);
+		return -1;
+	}
+	f = gnuplot_open(&j, "per_n.dat");
+	if (!f) {
+		free(rows);
+		gnuplot_abort(&j);
+		return -1;
+	}
+	nblocks = write_data(f, rows, nrows, run->overhead.on, blocks);
+	fclose(f);
+	free(rows);
+	f = gnuplot_open(&j, "copies.dat");
+	ncopies = f ? write_copies(f, run) : 0;
+	if (f)
+		fclose(f);
+	write_script(gnuplot_script(&j), run, gnuplot_path(&j, 0),
+		     ncopies ? gnuplot_path(&j, 1) : NULL, blocks, nblocks);
+	return gnuplot_run(&j);
+}
+
+/* --cachesim --plot: */
+/* Events per read versus n, one line per algorithm: Ir, and the misses beside. */
+int ft_sim_plot(const struct ft_sim *sim, const char *path)
+{
+	static const int ev[] = {FT_SIM_IR, FT_SIM_D1MR, FT_SIM_BCM};
+	struct gnuplot_job j;
+	unsigned int a, k, p;
+	FILE *d, *s;
+
+	if (gnuplot_begin(&j, path))
+		return -1;
+	d = gnuplot_open(&j, "sim.dat");
+	if (!d) {
+		gnuplot_abort(&j);
+		return -1;
+	}
+	for (a = 0; a < sim->nalgo; a++) {
+		for (k = 0; k < sim->nn; k++) {
+			const struct ft_sim_cell *c = &sim->cell[a * sim->nn + k];
+
+			fprintf(d, "%" PRIu64 " %.1f %.1f %.1f\n", (uint64_t)sim->n[k],
+				c->lib[FT_SIM_IR], c->lib[FT_SIM_D1MR], c->lib[FT_SIM_BCM]);
+		}
+		fprintf(d, "\n\n");
+	}
+	fclose(d);
+	s = gnuplot_script(&j);
+	fprintf(s, "set multiplot layout 3,1\nset xlabel 'n'\nset grid\nset key left top\n");
+	for (p = 0; p < 3; p++) { /* Ir on a log scale; the misses, often 0 at small n, linear */
+		fprintf(s,
+			"%s\nset title '%s per read versus n (simulated, %s)'\nset ylabel '%s'\n"
+			"plot ",
+			p ? "unset logscale y" : "set logscale y", ft_sim_event_name[ev[p]],
+			sim->tool, ft_sim_event_name[ev[p]]);
+		for (a = 0; a < sim->nalgo; a++)
+			fprintf(s,
+				"%s'%s' index %u using 1:%u with linespoints pt 7 ps 0.4 title "
+				"'%s'",
+				a ? ", " : "", gnuplot_path(&j, 0), a, p + 2, sim->algo[a]);
+		fprintf(s, "\n");
+	}
+	fprintf(s, "unset multiplot\n");
+	return gnuplot_run(&j);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibtrace's reports of one run: text (funclatency-style histograms, the
+ * function table, the per-n table), one JSON document
+ * (docs/fibtrace.schema.json) and CSV; the plot (plot.c). Numbers come from
+ * aggregate.h; each report only lays them out.
+ */
+#ifndef FIBTRACE_REPORT_H
+#define FIBTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/run.h"
+
+enum ft_output { FT_OUT_TEXT, FT_OUT_JSON, FT_OUT_CSV };
+
+/* Text histograms: none (--no-hist), fib_read's (default), every function's (--hist). */
+enum ft_hists { FT_HISTS_NONE, FT_HISTS_READ, FT_HISTS_ALL };
+
+/*
+ * The report of a run in the chosen output. Text fits about a screen unless
+ * run->all: the read path, the hottest functions, the call tree's paths of
+ * 5% and more, the per-n table sampled, the losses that are not 0.
+ */
+void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists);
+int ft_report_save(struct ft_run *run, const char *path, enum ft_output out, enum ft_hists hists);
+void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists);
+int ft_report_flushed(void); /* stdout flushed: FT_EXIT_OK, or FT_EXIT_ERROR with a message */
+/*
+ * The JSON document. With @section, ",\n" then section(f, ctx), which
+ * prints more top-level members (--compare's), then the closing brace.
+ */
+void ft_report_json(FILE *f, struct ft_run *run, void (*section)(FILE *f, void *ctx), void *ctx);
+void ft_report_csv(FILE *f, struct ft_run *run);
+/*
+ * --trace-out: the timeline's reads (model/timeline.c) written as a Chrome
+ * trace (timeline_write.c): one complete event per call (fib_read's with
+ * algorithm, n, bytes, return value from its read record), -e counters as
+ * counter events, non-zero loss counters as instant events. Prints the
+ * reads, events and size on stderr. 0 or -1.
+ */
+int ft_timeline_write(const struct ft_run *run);
+/* --plot FILE.svg|png: latency versus n and the breakdown; 0 or -1. */
+int ft_plot(struct ft_run *run, const char *path);
+
+/* report_counters.c: the counter parts of each report; nothing without -e. */
+void ft_counters_text(FILE *f, struct ft_run *run);
+void ft_counters_text_pern(FILE *f, struct ft_run *run); /* recs sorted by (algo, n) */
+void ft_counters_json_meta(FILE *f, const struct ft_run *run);
+void ft_counters_json_func(FILE *f, const struct ft_run *run, const struct ft_target *t);
+void ft_counters_json_pern(FILE *f, const struct ft_run *run, unsigned int algo, __u64 n);
+void ft_counters_json_rec(FILE *f, const struct ft_run *run, const struct ft_read_rec *x);
+void ft_counters_csv_func_head(FILE *f, const struct ft_run *run);
+void ft_counters_csv_func(FILE *f, const struct ft_run *run, const struct ft_target *t);
+void ft_counters_csv_pern_head(FILE *f, const struct ft_run *run);
+void ft_counters_csv_pern(FILE *f, const struct ft_run *run, unsigned int algo, __u64 n);
+
+#endif

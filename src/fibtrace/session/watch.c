@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Tracing without driving reads: see watch.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report/report.h"
+#include "watch.h"
+
+/*
+ * kprobes do not pin fibdrv (fentry trampolines do): rmmod may succeed while
+ * tracing, and the probes then die with the module. The sysfs directory's
+ * inode tells the traced instance from a new one loaded after it.
+ */
+static ino_t fibdrv_instance(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/fibdrv", &st) ? 0 : st.st_ino;
+}
+
+static int start_command(struct ft_watch *w, char **cmd)
+{
+	w->child = fork();
+	if (w->child < 0) {
+		fprintf(stderr, "fibtrace: fork: %s\n", strerror(errno));
+		w->child = 0;
+		return -FT_EXIT_ERROR;
+	}
+	if (w->child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "fibtrace: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	return 0;
+}
+
+/* 1 when the command has ended (*ret set when it failed), 0 while it runs. */
+static int command_ended(struct ft_watch *w, struct ft_run *run, int *ret)
+{
+	int status;
+
+	if (w->child <= 0 || waitpid(w->child, &status, WNOHANG) != w->child)
+		return 0;
+	w->child = 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		ft_warn(run, "command exited with status %d",
+			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		*ret = FT_EXIT_CHILD;
+	}
+	return 1;
+}
+
+int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
+	     volatile sig_atomic_t *stop)
+{
+	const struct ft_watch_opts *o = &w->o;
+	int ret = FT_EXIT_OK, err;
+
+	w->fibdrv = fibdrv_instance();
+	w->t0 = ft_now_s();
+	if (o->cmd) {
+		err = start_command(w, o->cmd);
+		if (err)
+			return -err;
+	} else if (o->out == FT_OUT_TEXT) {
+		fprintf(stderr, "fibtrace: tracing %d functions... Hit Ctrl-C to end.\n",
+			run->targets->count);
+	}
+	if (o->interval) {
+		w->prev = calloc(run->targets->count, sizeof(*w->prev));
+		if (!w->prev)
+			return FT_EXIT_ERROR;
+	}
+	w->next_report = w->t0 + o->interval;
+	w->last_report = w->t0;
+	while (!*stop) {
+		double t;
+
+		err = ft_tracer_poll(tr, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "fibtrace: ring buffer poll: %s\n", strerror(-err));
+			ret = FT_EXIT_ERROR;
+			break;
+		}
+		if (command_ended(w, run, &ret))
+			break;
+		if (!run->targets->no_module && fibdrv_instance() != w->fibdrv) {
+			ft_warn(run, "fibdrv was unloaded while tracing: its probes are gone; "
+				     "reporting what was gathered");
+			ret = FT_EXIT_NO_FIBDRV;
+			break;
+		}
+		t = ft_now_s();
+		if (o->duration && t - w->t0 >= o->duration)
+			break;
+		if (o->interval && t >= w->next_report) {
+			ft_watch_report(w, run, tr);
+			/* A late report (a starved CPU) skips the ticks it missed, not
+			 * fires once per tick to catch up. */
+			while (w->next_report <= ft_now_s())
+				w->next_report += o->interval;
+		}
+	}
+	ft_tracer_consume(tr);
+	return ret;
+}
+
+void ft_watch_report(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr)
+{
+	double now = ft_now_s(); /* the interval ends as its counters are read */
+	const struct ft_watch_opts *o = &w->o;
+
+	ft_tracer_collect(tr);
+	ft_interval_delta(run, w->prev, w->prev_lost);
+	run->seconds = now - w->last_report; /* what this interval really covered */
+	w->last_report = now;
+	ft_report(stdout, run, o->out, o->hists);
+	fflush(stdout);
+	run->nrecs = 0; /* --max-records bounds one interval */
+	run->recs_dropped = 0;
+}
+
+void ft_watch_free(struct ft_watch *w)
+{
+	if (w->child > 0) {
+		kill(w->child, SIGTERM);
+		waitpid(w->child, NULL, 0);
+	}
+	free(w->prev);
+}

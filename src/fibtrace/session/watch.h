@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fibtrace's modes that do not drive reads themselves: trace while a command
+ * runs (-- CMD), for a duration (-d), until Ctrl-C, for one process (-p),
+ * with a report every interval (-i). The ring buffer is drained on a 100 ms
+ * timer; tracing ends early when fibdrv is unloaded.
+ */
+#ifndef FIBTRACE_WATCH_H
+#define FIBTRACE_WATCH_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "model/aggregate.h"
+#include "report/report.h"
+#include "tracer/tracer.h"
+
+/* What the watch does (the command line's: cli.h's ft_cli_watch_opts). */
+struct ft_watch_opts {
+	char **cmd;	     /* -- CMD ARGS, NULL-terminated; NULL: none */
+	double duration;     /* -d: seconds, 0 until Ctrl-C (or the command's end) */
+	double interval;     /* -i: a report every so many seconds, 0 one at the end */
+	enum ft_output out;  /* the reports' format */
+	enum ft_hists hists; /* their histograms */
+};
+
+struct ft_watch {
+	struct ft_watch_opts o; /* set before ft_watch() */
+	pid_t child;		/* the traced command, 0 when none */
+	ino_t fibdrv;		/* /sys/module/fibdrv's inode when tracing began */
+	double t0, next_report;
+	double last_report;	       /* when the previous interval ended (t0 at first) */
+	struct ft_interval_prev *prev; /* -i: cumulative values at the last report */
+	__u64 prev_lost[FT_LOST_NR];
+};
+
+/* Traces until the command ends, -d passes, fibdrv goes or *stop: the exit status. */
+int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
+	     volatile sig_atomic_t *stop);
+/* -i: the report of the interval since the last one (deltas). */
+void ft_watch_report(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr);
+/* Ends the command if still running; frees the interval state. */
+void ft_watch_free(struct ft_watch *w);
+
+#endif
