@@ -153,7 +153,7 @@ $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
 $(BUILD)/tests/test_hist: $(call obj,tests/unit/test_hist.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
-$(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/discover/ksyms.c src/fibtrace/discover/ksyms_cache.c)
+$(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/symbols/ksyms.c src/fibtrace/symbols/ksyms_cache.c)
 $(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim/cachesim.c \
 	src/fibtrace/cachesim/cachesim_run.c src/fibtrace/model/run.c src/lib/stats.c src/lib/fmt.c src/lib/fibdev.c)
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):

@@ -31,7 +31,6 @@
 
 #include "cachesim/cachesim.h"
 #include "cli/cli.h"
-#include "discover/ksyms.h"
 #include "fibdev.h"
 #include "model/timeline.h"
 #include "model/tree.h"
@@ -465,7 +464,6 @@ int main(int argc, char **argv)
 	if (cli.cachesim == FT_SIM_ONLY) /* simulated in user space: nothing is traced */
 		return ft_sim_cli_only(&cli);
 	ft_cli_watch_opts(&cli, &watch.o);
-	ft_ksyms_use_cache(cli.symbol_cache);
 	ft_tracer_log(cli.verbose);
 	/*
 	 * From here on Ctrl-C or SIGTERM only sets `exiting`: a signal during

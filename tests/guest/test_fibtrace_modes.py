@@ -175,7 +175,7 @@ def globs():
 
 
 def symbol_cache():
-    """The kernel tables kept in /run/fibtrace between runs (src/fibtrace/discover/ksyms_cache.c):
+    """The kernel tables kept in /run/fibtrace between runs (src/fibtrace/symbols/ksyms_cache.c):
     read from the kernel and kept (0600 in a 0700 directory), then read back
     with the same targets and counts; not with --no-symbol-cache; and never
     stale: with another module loaded its symbols are there (fibdrv_a from

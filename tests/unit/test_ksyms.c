@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the kernel tables' parser and index (src/fibtrace/discover/ksyms.c),
+ * Unit tests of the kernel tables' parser and index (src/fibtrace/symbols/ksyms.c),
  * on files written here in /proc/kallsyms's and available_filter_functions'
  * formats: module symbols, other symbol types, a name in two modules, a
  * missing last newline, an unreadable ftrace list, the symbols of BPF
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "discover/ksyms.h"
+#include "symbols/ksyms.h"
 
 static int failures;
 
@@ -77,6 +77,7 @@ int main(void)
 	const char *ftrace[] = {"/nonexistent/available_filter_functions", ff, NULL};
 	const char *none[] = {"/nonexistent/available_filter_functions", NULL};
 	const struct ksym *k;
+	struct ft_ksyms *h = NULL;
 
 	if (!mkdtemp(dir))
 		return 1;
@@ -96,38 +97,39 @@ int main(void)
 		       "ffffffffc0004000 t last_no_newline\t[fibdrv]");
 	write_file(ff, "vfs_read\nbn_add [fibdrv]\nfib_read [fibdrv]\n");
 
-	check("load", ft_ksyms_load_from(ks, ftrace) == 0);
-	check("text-only", ft_nksyms == 9 && !ft_ksym_find("some_data", NULL));
-	check("no-bpf-symbols", !ft_ksym_find("bpf_prog_6deef7357e7b4530_ft_entry", NULL) &&
-					!ft_ksym_find("bpf_trampoline_6442", NULL));
-	k = ft_ksym_find("bn_add", "fibdrv");
+	check("load", ft_ksyms_load_from(&h, ks, ftrace) == 0);
+	check("text-only", ft_ksyms_count(h) == 9 && !ft_ksym_find(h, "some_data", NULL));
+	check("no-bpf-symbols", !ft_ksym_find(h, "bpf_prog_6deef7357e7b4530_ft_entry", NULL) &&
+					!ft_ksym_find(h, "bpf_trampoline_6442", NULL));
+	k = ft_ksym_find(h, "bn_add", "fibdrv");
 	check("module.addr", k && k->addr == 0xffffffffc0001000ULL && !strcmp(k->module, "fibdrv"));
-	k = ft_ksym_find("bn_add", "fibdrv_b");
+	k = ft_ksym_find(h, "bn_add", "fibdrv_b");
 	check("second-module.addr", k && k->addr == 0xffffffffc0002000ULL);
-	k = ft_ksym_find("bn_add", "");
+	k = ft_ksym_find(h, "bn_add", "");
 	check("vmlinux.addr", k && k->addr == 0xffffffff81002000ULL);
-	check("any-module", ft_ksym_find("fib_read", NULL) != NULL);
-	k = ft_ksym_find("dup_static", "");
+	check("any-module", ft_ksym_find(h, "fib_read", NULL) != NULL);
+	k = ft_ksym_find(h, "dup_static", "");
 	check("duplicate.first-listed", k && k->addr == 0xffffffff81003000ULL);
-	k = ft_ksym_find("bn_add", NULL);
+	k = ft_ksym_find(h, "bn_add", NULL);
 	check("any-module.first-listed", k && k->addr == 0xffffffff81002000ULL);
-	check("missing", !ft_ksym_find("fib_read", "") && !ft_ksym_find("nope", NULL));
-	check("no-trailing-newline",
-	      (k = ft_ksym_find("last_no_newline", "fibdrv")) && k->addr == 0xffffffffc0004000ULL);
-	check("elsewhere.yes", ft_ksym_elsewhere("bn_add", "fibdrv"));
-	check("elsewhere.no", !ft_ksym_elsewhere("fib_read", "fibdrv"));
-	check("traceable.module-line", ft_traceable("bn_add") && ft_traceable("fib_read"));
-	check("traceable.vmlinux", ft_traceable("vfs_read"));
-	check("traceable.not-listed", !ft_traceable("_stext") && !ft_traceable("bn_ad"));
-	ft_ksyms_free();
-	check("freed", ft_nksyms == 0 && !ft_ksym_find("bn_add", NULL));
+	check("missing", !ft_ksym_find(h, "fib_read", "") && !ft_ksym_find(h, "nope", NULL));
+	check("no-trailing-newline", (k = ft_ksym_find(h, "last_no_newline", "fibdrv")) &&
+					     k->addr == 0xffffffffc0004000ULL);
+	check("elsewhere.yes", ft_ksym_elsewhere(h, "bn_add", "fibdrv"));
+	check("elsewhere.no", !ft_ksym_elsewhere(h, "fib_read", "fibdrv"));
+	check("traceable.module-line", ft_traceable(h, "bn_add") && ft_traceable(h, "fib_read"));
+	check("traceable.vmlinux", ft_traceable(h, "vfs_read"));
+	check("traceable.not-listed", !ft_traceable(h, "_stext") && !ft_traceable(h, "bn_ad"));
+	check("source", !strcmp(ft_ksyms_source(h), "files"));
+	ft_ksyms_free(h);
+	h = NULL;
+	check("none", ft_ksyms_count(h) == 0 && !ft_ksym_find(h, "bn_add", NULL));
 
 	/* No ftrace list: every function may be tried (the attach decides). */
-	check("no-ftrace-list.load", ft_ksyms_load_from(ks, none) == 0);
-	check("no-ftrace-list.traceable", ft_traceable("_stext"));
-	ft_ksyms_free();
-	check("no-kallsyms", ft_ksyms_load_from("/nonexistent/kallsyms", none) < 0);
-	ft_ksyms_free();
+	check("no-ftrace-list.load", ft_ksyms_load_from(&h, ks, none) == 0);
+	check("no-ftrace-list.traceable", ft_traceable(h, "_stext"));
+	ft_ksyms_free(h);
+	check("no-kallsyms", ft_ksyms_load_from(&h, "/nonexistent/kallsyms", none) < 0 && !h);
 
 	test_cache(dir);
 	unlink(ks);

@@ -620,5 +620,6 @@ void ft_cli_builds_opts(const struct ft_cli *cli, struct ft_builds_opts *o)
 		.funcs = cli->funcs,
 		.discover = cli->discover,
 		.compensate = cli->compensate,
+		.symbol_cache = cli->symbol_cache,
 	};
 }

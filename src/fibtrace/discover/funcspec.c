@@ -14,13 +14,10 @@
 #include <bpf/libbpf.h>
 
 #include "discover_int.h"
-#include "ksyms.h"
-#include "model/run.h"
-#include "plan.h"
 
 /* "mod:func" or "func": vmlinux, then fibdrv, then any module in kallsyms. */
-static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinux,
-		     const struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
+static int add_extra(const struct ft_disc *d, struct ft_targets *tg, char *spec, bool force_kprobe,
+		     struct ft_run *run)
 {
 	char *colon = strchr(spec, ':');
 	const char *mod = NULL, *func = spec;
@@ -40,11 +37,11 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 		return -FT_EXIT_USAGE;
 	}
 	if (!mod) {
-		if (ft_btf_has_func(vmlinux, func) && ft_ksym_find(func, ""))
+		if (ft_btf_has_func(d, d->vmlinux, func) && ft_ksym_find(d->ks, func, ""))
 			mod = "";
-		else if (ft_btf_has_func(fib_btf, func) && ft_ksym_find(func, ft_fibmod))
-			mod = ft_fibmod;
-		else if ((ks = ft_ksym_find(func, NULL)))
+		else if (ft_btf_has_func(d, d->mod, func) && ft_ksym_find(d->ks, func, d->module))
+			mod = d->module;
+		else if ((ks = ft_ksym_find(d->ks, func, NULL)))
 			mod = ks->module;
 		else {
 			fprintf(stderr,
@@ -54,12 +51,12 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 			return -FT_EXIT_UNKNOWN_FUNC;
 		}
 	}
-	if (!ft_ksym_find(func, mod)) {
+	if (!ft_ksym_find(d->ks, func, mod)) {
 		fprintf(stderr, "fibtrace: unknown function '%s%s%s': not in /proc/kallsyms%s\n",
 			mod, *mod ? ":" : "", func, *mod ? " (is the module loaded?)" : "");
 		return -FT_EXIT_UNKNOWN_FUNC;
 	}
-	if (!ft_traceable(func)) {
+	if (!ft_traceable(d->ks, func)) {
 		fprintf(stderr,
 			"fibtrace: function '%s' is not traceable (notrace: not in "
 			"available_filter_functions)\n",
@@ -73,17 +70,17 @@ static int add_extra(struct ft_targets *tg, char *spec, const struct btf *vmlinu
 		ft_warn(run, "more than %d functions: '%s' not traced", FT_MAX_SLOTS, func);
 		return 0;
 	}
-	if (*mod && strcmp(mod, ft_fibmod)) {
+	if (*mod && strcmp(mod, d->module)) {
 		/* fentry needs the module's BTF fd at load; only fibdrv's is kept. */
-		mbtf = btf__load_module_btf(mod, (struct btf *)vmlinux);
-		ft_set_mode(t, vmlinux, mbtf, true);
+		mbtf = btf__load_module_btf(mod, (struct btf *)d->vmlinux);
+		ft_set_mode(d, t, mbtf, true);
 		btf__free(mbtf);
 		if (!force_kprobe)
 			ft_warn(run, "%s:%s traced with kprobe (fentry only for vmlinux and %s)",
-				mod, func, ft_fibmod);
+				mod, func, d->module);
 		return 0;
 	} else {
-		ft_set_mode(t, vmlinux, fib_btf, force_kprobe);
+		ft_set_mode(d, t, d->mod, force_kprobe);
 	}
 	if (!t->in_btf && !force_kprobe)
 		ft_warn(run, "%s has no BTF: traced with kprobe", func);
@@ -108,35 +105,37 @@ struct glob_hits {
 	bool overflow;	/* more than room */
 };
 
-static bool glob_seen(const struct glob_hits *h, const struct ksym *ks)
+static bool glob_seen(const struct ft_disc *d, const struct glob_hits *h, const struct ksym *ks)
 {
 	size_t k;
 
-	for (k = 0; k < h->n; k++)
-		if (!strcmp(ft_ksyms[h->idx[k]].name, ks->name) &&
-		    !strcmp(ft_ksyms[h->idx[k]].module, ks->module))
+	for (k = 0; k < h->n; k++) {
+		const struct ksym *seen = ft_ksyms_at(d->ks, h->idx[k]);
+
+		if (!strcmp(seen->name, ks->name) && !strcmp(seen->module, ks->module))
 			return true;
+	}
 	return false;
 }
 
-static void glob_match(struct ft_targets *tg, const char *mod, const char *pat, size_t room,
-		       struct glob_hits *h)
+static void glob_match(const struct ft_disc *d, struct ft_targets *tg, const char *mod,
+		       const char *pat, size_t room, struct glob_hits *h)
 {
 	size_t i;
 
-	for (i = 0; i < ft_nksyms; i++) {
-		const struct ksym *ks = &ft_ksyms[i];
+	for (i = 0; i < ft_ksyms_count(d->ks); i++) {
+		const struct ksym *ks = ft_ksyms_at(d->ks, i);
 
 		if ((mod && strcmp(ks->module, mod)) || fnmatch(pat, ks->name, 0))
 			continue;
 		/* fibtrace's own calibration functions are never reported. */
-		if (!strcmp(ks->module, ft_fibmod) &&
+		if (!strcmp(ks->module, d->module) &&
 		    !strncmp(ks->name, FT_CALIB_PREFIX, strlen(FT_CALIB_PREFIX)))
 			continue;
 		h->matched++;
-		if (h->overflow || ft_find_target(tg, ks->name, ks->module) || glob_seen(h, ks))
+		if (h->overflow || ft_find_target(tg, ks->name, ks->module) || glob_seen(d, h, ks))
 			continue;
-		if (!ft_traceable(ks->name))
+		if (!ft_traceable(d->ks, ks->name))
 			h->notrace++;
 		else if (h->n < room)
 			h->idx[h->n++] = i;
@@ -152,8 +151,8 @@ static void glob_match(struct ft_targets *tg, const char *mod, const char *pat, 
  * name. Matching nothing traceable is exit 5; more than the slots left is
  * exit 2 (never a silent cut).
  */
-static int add_glob(struct ft_targets *tg, char *spec, const struct btf *vmlinux,
-		    const struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
+static int add_glob(const struct ft_disc *d, struct ft_targets *tg, char *spec, bool force_kprobe,
+		    struct ft_run *run)
 {
 	char *colon = strchr(spec, ':'), one[256];
 	const char *mod = NULL, *pat = spec;
@@ -172,7 +171,7 @@ static int add_glob(struct ft_targets *tg, char *spec, const struct btf *vmlinux
 	h.idx = calloc(room + 1, sizeof(*h.idx));
 	if (!h.idx)
 		return -FT_EXIT_ERROR;
-	glob_match(tg, mod, pat, room, &h);
+	glob_match(d, tg, mod, pat, room, &h);
 	if (h.overflow) {
 		fprintf(stderr,
 			"fibtrace: -f '%s%s%s' matches %zu functions: more than the %zu slots left "
@@ -193,10 +192,10 @@ static int add_glob(struct ft_targets *tg, char *spec, const struct btf *vmlinux
 		err = -FT_EXIT_UNKNOWN_FUNC;
 	}
 	for (k = 0; k < h.n && !err; k++) {
-		const struct ksym *ks = &ft_ksyms[h.idx[k]];
+		const struct ksym *ks = ft_ksyms_at(d->ks, h.idx[k]);
 
 		snprintf(one, sizeof(one), "%s:%s", *ks->module ? ks->module : "vmlinux", ks->name);
-		err = add_extra(tg, one, vmlinux, fib_btf, force_kprobe, run);
+		err = add_extra(d, tg, one, force_kprobe, run);
 	}
 	if (!err && h.notrace)
 		ft_warn(run, "-f '%s': %zu of its matches are notrace: not traced", pat, h.notrace);
@@ -205,8 +204,8 @@ static int add_glob(struct ft_targets *tg, char *spec, const struct btf *vmlinux
 }
 
 /* -f: each comma-separated name or glob. */
-int ft_add_func_list(struct ft_targets *tg, const char *extra, const struct btf *vmlinux,
-		     const struct btf *fib_btf, bool force_kprobe, struct ft_run *run)
+int ft_add_func_list(const struct ft_disc *d, struct ft_targets *tg, const char *extra,
+		     bool force_kprobe, struct ft_run *run)
 {
 	char *copy = strdup(extra), *save = NULL, *tok;
 	int err = 0;
@@ -214,8 +213,8 @@ int ft_add_func_list(struct ft_targets *tg, const char *extra, const struct btf 
 	if (!copy)
 		return -FT_EXIT_ERROR;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		err = is_glob(tok) ? add_glob(tg, tok, vmlinux, fib_btf, force_kprobe, run)
-				   : add_extra(tg, tok, vmlinux, fib_btf, force_kprobe, run);
+		err = is_glob(tok) ? add_glob(d, tg, tok, force_kprobe, run)
+				   : add_extra(d, tg, tok, force_kprobe, run);
 		if (err)
 			break;
 	}

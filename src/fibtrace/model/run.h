@@ -290,19 +290,6 @@ void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step, u
  */
 int ft_run_add_rec(struct ft_run *run, const void *data, size_t size);
 
-/*
- * discover.c: which functions to trace and how (fentry or kprobe), before
- * load; with @calibrate also fibdrv's calibration functions (tg->ncalib).
- * @module: the module's name (NULL: fibdrv). Between ft_discover_open(),
- * which reads the kernel's tables once for every build (its BTF, kallsyms,
- * ftrace's list: 0 or -(exit status) after saying why), and
- * ft_discover_close().
- */
-int ft_discover_open(void);
-void ft_discover_close(void);
-int ft_discover(struct ft_targets *tg, const char *module, const char *extra, bool force_kprobe,
-		bool defaults, bool calibrate, struct ft_run *run);
-
 /* Names of the loss counters, in enum ft_lost order (JSON keys, text, the timeline). */
 extern const char *const ft_lost_names[FT_LOST_NR];
 

@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "cachesim/cachesim.h"
-#include "discover/ksyms.h"
 #include "fmt.h"
 #include "model/aggregate.h"
 #include "model/tree.h"
 #include "report.h"
+#include "symbols/ksyms.h"
 
 static void fmt_ns_u64(char *buf, size_t size, __u64 ns)
 {

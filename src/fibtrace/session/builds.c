@@ -17,6 +17,7 @@
 #include <libelf.h>
 
 #include "builds.h"
+#include "discover/discover.h"
 #include "discover/plan.h"
 #include "tracer/multi.h"
 
@@ -183,6 +184,7 @@ static int new_run(struct ft_build *b, const struct ft_run *proto)
 int ft_builds_open(struct ft_builds *bs, const struct ft_builds_opts *o, struct ft_run *run)
 {
 	bool bench = o->benchmark, asks_multi = ft_plan_asks_multi(o->attach, bench);
+	struct ft_discovery *dv;
 	int i, err, req;
 
 	memset(bs, 0, sizeof(*bs));
@@ -196,7 +198,7 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_builds_opts *o, struct 
 	/* The kprobe.multi probe (auto's first question) runs while the tables load. */
 	if (asks_multi)
 		ft_multi_probe_start();
-	err = ft_discover_open();
+	err = ft_discover_open(&dv, o->symbol_cache);
 	for (i = 0; !err && i < bs->n; i++) {
 		struct ft_build *b = &bs->b[i];
 
@@ -207,7 +209,7 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_builds_opts *o, struct 
 		/* The plan first: it decides whether discovery puts every function on kprobes. */
 		req = ft_plan_choose(o->attach, bench, asks_multi && ft_multi_available(), b->run);
 		err = req < 0 ? req
-			      : ft_discover(b->run->targets, b->module, o->funcs,
+			      : ft_discover(dv, b->run->targets, b->module, o->funcs,
 					    req == FT_ATTACH_KPROBE, o->discover, o->compensate,
 					    b->run);
 		if (!err)
@@ -216,7 +218,7 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_builds_opts *o, struct 
 			fibdev_list_algos(b->device, &b->run->algos);
 	}
 	ft_multi_probe_join();
-	ft_discover_close();
+	ft_discover_close(dv);
 	return err;
 }
 

@@ -30,6 +30,7 @@ struct ft_builds_opts {
 	const char *funcs;	   /* -f */
 	bool discover;		   /* not --no-discover */
 	bool compensate;	   /* not --no-compensate */
+	bool symbol_cache;	   /* not --no-symbol-cache (discover/ksyms.h) */
 };
 
 struct ft_build {

@@ -22,27 +22,30 @@ struct ksym {
 	unsigned long long addr;
 };
 
-extern struct ksym *ft_ksyms;
-extern size_t ft_nksyms;
+/* Both tables, read and indexed: a handle (as retsnoop's ksyms__load()). */
+struct ft_ksyms;
 
 /*
- * Reads both tables: 0 or -errno (kallsyms unreadable; the ftrace list is
- * optional). From the cache (ksyms_cache.c) when its key matches; else from
- * the kernel, and kept for the next run. ft_ksyms_source says which.
+ * Reads both tables into *out: 0, or -errno and *out NULL (kallsyms
+ * unreadable; the ftrace list is optional). With @use_cache (not
+ * --no-symbol-cache) from the cache (ksyms_cache.c) when its key matches,
+ * else from the kernel and kept for the next run; ft_ksyms_source() says which.
  */
-int ft_ksyms_load(void);
-extern const char *ft_ksyms_source; /* "cache", or "kernel" and why not the cache */
-/* --no-symbol-cache: always from the kernel, nothing kept. */
-void ft_ksyms_use_cache(bool on);
+int ft_ksyms_load(struct ft_ksyms **out, bool use_cache);
 /* The same from other files (tests): @ftrace, NULL-terminated, the first readable. */
-int ft_ksyms_load_from(const char *kallsyms, const char *const *ftrace);
+int ft_ksyms_load_from(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace);
+void ft_ksyms_free(struct ft_ksyms *ks);
+/* "cache", or "kernel" and why not the cache ("files" for ft_ksyms_load_from). */
+const char *ft_ksyms_source(const struct ft_ksyms *ks);
+/* The text symbols in kallsyms's order: ft_ksyms_at(ks, i) for i < ft_ksyms_count(ks). */
+size_t ft_ksyms_count(const struct ft_ksyms *ks);
+const struct ksym *ft_ksyms_at(const struct ft_ksyms *ks, size_t i);
 /* The first line kallsyms lists for @name; module NULL: any; "": vmlinux. */
-const struct ksym *ft_ksym_find(const char *name, const char *module);
+const struct ksym *ft_ksym_find(const struct ft_ksyms *ks, const char *name, const char *module);
 /* Another module (or vmlinux) than @module has a text symbol @name. */
-bool ft_ksym_elsewhere(const char *name, const char *module);
+bool ft_ksym_elsewhere(const struct ft_ksyms *ks, const char *name, const char *module);
 /* In ftrace's list (true when the list could not be read: the attach decides). */
-bool ft_traceable(const char *name);
-void ft_ksyms_free(void);
+bool ft_traceable(const struct ft_ksyms *ks, const char *name);
 /* The whole file, NUL-terminated (malloc'd), or NULL with errno set. */
 char *ft_read_file(const char *path);
 
