@@ -519,9 +519,7 @@ cleanup:
 	ft_builds_close(&builds); /* tracers, calibration, the builds it loaded */
 	ft_compare_free(cmp);
 	ft_counters_close(&cli.counters);
-	free(run.recs);
-	free(run.rec_self);
-	free(run.tree);
+	ft_run_free(&run);
 	ft_timeline_free(run.timeline);
 	ft_sim_free(&sim);
 	return ret;

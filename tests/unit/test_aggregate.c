@@ -94,7 +94,7 @@ static void test_hist_percentile(void)
 
 static void test_pern(struct ft_run *run)
 {
-	struct ft_pern *rows;
+	const struct ft_pern *rows, *again;
 	size_t n;
 
 	/* Out of order on purpose: the build sorts by (algo, n). */
@@ -103,7 +103,8 @@ static void test_pern(struct ft_run *run)
 	add_rec(run, 0, 10, 100, 10, 1, 1, 100, 3);
 	add_rec(run, 0, 10, 300, 30, 3, 30, 50, 3);
 	add_rec(run, 0, 10, 200, 200, 50, 0, 0, -22);
-	n = ft_pern_build(run, &rows);
+	n = ft_pern_rows(run, &rows);
+	check("pern.built-once", ft_pern_rows(run, &again) == n && again == rows);
 	check("pern.rows", n == 2 && rows[0].algo == 0 && rows[0].n == 10 && rows[1].algo == 1);
 	/* Totals 100 200 300 400, type 7: median 250, p90 370, p99 397. */
 	check("pern.median", n && rows[0].raw.median == 250);
@@ -118,7 +119,22 @@ static void test_pern(struct ft_run *run)
 	check("pern.rest", n && rows[0].raw.rest == 163);
 	check("pern.parts_over_total", n && rows[0].parts_over_total == 1);
 	check("pern.single", n == 2 && rows[1].raw.median == 1000 && rows[1].raw.p99 == 1000);
-	free(rows);
+}
+
+/* The model is built once per set of records: rebuilt after a record, emptied with them. */
+static void test_pern_model(void)
+{
+	struct ft_run run = {.targets = &targets, .kernel = "test", .run_mode = "sweep", .cpu = -1};
+	const struct ft_pern *rows;
+
+	add_rec(&run, 0, 10, 400, 40, 4, 4, 100, 3);
+	check("pern.model.first", ft_pern_rows(&run, &rows) == 1 && rows[0].n == 10);
+	add_rec(&run, 2, 7, 500, 50, 5, 5, 10, 3);
+	check("pern.model.rebuilt", ft_pern_rows(&run, &rows) == 2 && rows[1].algo == 2);
+	ft_run_clear_recs(&run);
+	check("pern.model.cleared", ft_pern_rows(&run, &rows) == 0 && !run.nrecs);
+	ft_run_free(&run);
+	check("pern.model.freed", !run.recs && !run.pern && !run.npern);
 }
 
 static void test_copy(const struct ft_run *run)
@@ -141,7 +157,7 @@ static void test_counters(void)
 	struct ft_read_rec r = {.n = 7, .cnt_status = FT_CNT_OK};
 	static const __u64 vals[] = {3, 1, 2};
 	struct ft_pern_cnt p;
-	struct ft_pern *rows;
+	const struct ft_pern *rows;
 	unsigned int i;
 
 	check("cnt.scaled", ft_cnt_scaled(&d) == 20 && ft_cnt_is_scaled(&d));
@@ -153,14 +169,12 @@ static void test_counters(void)
 	}
 	r.cnt_status = FT_CNT_SWITCHED;
 	ft_run_add_rec(&run, &r, sizeof(r));
-	free(rows = NULL);
-	ft_pern_build(&run, &rows);
-	free(rows);
+	ft_pern_rows(&run, &rows); /* sorts the records */
 	ft_pern_counters(&run, 0, 7, &p);
 	check("cnt.pern.kept", p.kept == 3 && p.discarded == 1);
 	check("cnt.pern.sum", p.sum[0].value == 6 && p.sum[0].enabled == 15);
 	check("cnt.pern.median", p.median[0] == 2);
-	free(run.recs);
+	ft_run_free(&run);
 }
 
 static void test_interval(void)
@@ -374,6 +388,7 @@ int main(void)
 	test_hist_bounds();
 	test_hist_percentile();
 	test_pern(&run);
+	test_pern_model();
 	test_copy(&run);
 	test_counters();
 	test_reports(&run);
@@ -383,6 +398,6 @@ int main(void)
 	test_record_cap();
 	check("exit_help", help && strstr(help, "8 --fail-on-regression found a regression, 9 "));
 	free(help);
-	free(run.recs);
+	ft_run_free(&run);
 	return failures ? 1 : 0;
 }

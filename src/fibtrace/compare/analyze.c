@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compare_int.h"
+#include "report/report.h"
 
 static uint64_t mix(uint64_t x)
 {
@@ -139,27 +140,30 @@ int cmp_regressions(const struct ft_compare *c)
 	return found;
 }
 
+struct saved {
+	const struct ft_compare *c;
+	struct ft_run *run;
+	enum ft_cmp_output how;
+};
+
+static int fill_report(FILE *f, void *ctx)
+{
+	const struct saved *s = ctx;
+
+	if (s->how == FT_CMP_JSON)
+		cmp_report_json(f, s->c, s->run);
+	else
+		cmp_report_benchfmt(f, s->c, s->run);
+	return 0;
+}
+
 /* --save-json / --save-benchfmt: one more format into @path; 0 or -1 (said why). */
 static int save_report(const struct ft_compare *c, struct ft_run *run, const char *path,
 		       enum ft_cmp_output how)
 {
-	FILE *f = fopen(path, "w");
-	int bad;
+	struct saved s = {c, run, how};
 
-	if (!f) {
-		fprintf(stderr, "fibtrace: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (how == FT_CMP_JSON)
-		cmp_report_json(f, c, run);
-	else
-		cmp_report_benchfmt(f, c, run);
-	bad = ferror(f);
-	if (fclose(f) || bad) {
-		fprintf(stderr, "fibtrace: writing %s failed\n", path);
-		return -1;
-	}
-	return 0;
+	return ft_write_file(path, fill_report, &s);
 }
 
 int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)

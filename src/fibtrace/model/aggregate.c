@@ -211,7 +211,7 @@ static void pern_row(const struct ft_read_rec *recs, size_t cnt, double *tmp, st
 	pern_fig(recs, cnt, tmp, true, &r->comp);
 }
 
-size_t ft_pern_build(struct ft_run *run, struct ft_pern **out)
+static size_t pern_build(struct ft_run *run, struct ft_pern **out)
 {
 	struct ft_pern *rows = NULL;
 	size_t nrows = 0, i = 0, j, cap = 0;
@@ -242,6 +242,17 @@ size_t ft_pern_build(struct ft_run *run, struct ft_pern **out)
 	free(tmp);
 	*out = rows;
 	return nrows;
+}
+
+size_t ft_pern_rows(struct ft_run *run, const struct ft_pern **out)
+{
+	if (!run->pern_valid) {
+		free(run->pern);
+		run->npern = pern_build(run, &run->pern);
+		run->pern_valid = true;
+	}
+	*out = run->pern;
+	return run->npern;
 }
 
 static int cmp_copy(const void *a, const void *b)

@@ -57,8 +57,12 @@ struct ft_pern {
 	__u64 switched;		/* reads switched out at least once */
 	__u64 oncpu_median;	/* median of each read's total minus its off-CPU time */
 };
-/* Sorts run->recs by (algo, n) and builds one row per pair: rows, *out malloc'd. */
-size_t ft_pern_build(struct ft_run *run, struct ft_pern **out);
+/*
+ * The per-n model: one row per (algo, n) of run->recs, which it sorts by
+ * (algo, n). Built at the first call and kept in @run (run->pern) until
+ * the records change; every view reads the same rows. Returns the row count.
+ */
+size_t ft_pern_rows(struct ft_run *run, const struct ft_pern **out);
 
 /* Copy throughput per size: fibdrv_copy's len and time, from the read records. */
 struct ft_copy_row {
@@ -79,7 +83,7 @@ void ft_cnt_add(struct ft_cnt_delta *to, const struct ft_cnt_delta *d);
 /* Calls discarded from the counter sums, every reason. */
 __u64 ft_cnt_discarded_total(const struct ft_cnt_stats *s);
 
-/* Counters of fib_read per (algo, n), over the read records sorted by ft_pern_build. */
+/* Counters of fib_read per (algo, n), over the read records sorted by ft_pern_rows. */
 struct ft_pern_cnt {
 	__u64 kept, discarded;
 	struct ft_cnt_delta sum[FT_MAX_EVENTS];

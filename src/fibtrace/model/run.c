@@ -123,6 +123,27 @@ static int grow_recs(struct ft_run *run)
 	return 0;
 }
 
+void ft_run_clear_recs(struct ft_run *run)
+{
+	run->nrecs = 0;
+	run->recs_dropped = 0;
+	run->pern_valid = false;
+}
+
+void ft_run_free(struct ft_run *run)
+{
+	free(run->recs);
+	free(run->rec_self);
+	free(run->tree);
+	free(run->pern);
+	run->recs = NULL;
+	run->rec_self = NULL;
+	run->tree = NULL;
+	run->pern = NULL;
+	run->nrecs = run->npern = 0;
+	run->pern_valid = false;
+}
+
 int ft_run_add_rec(struct ft_run *run, const void *data, size_t size)
 {
 	const struct ft_read_funcs *funcs = (const void *)((const char *)data + sizeof(*run->recs));
@@ -154,6 +175,7 @@ int ft_run_add_rec(struct ft_run *run, const void *data, size_t size)
 	memset(&run->recs[run->nrecs], 0, sizeof(struct ft_read_rec));
 	memcpy(&run->recs[run->nrecs++], data,
 	       size < sizeof(struct ft_read_rec) ? size : sizeof(struct ft_read_rec));
+	run->pern_valid = false;
 	return 0;
 }
 

@@ -185,6 +185,8 @@ struct ft_startup {
 /* Everything a report needs. */
 struct ft_sim; /* cachesim.h */
 
+struct ft_pern;
+
 struct ft_run {
 	struct ft_targets *targets;
 	struct ft_hist_cfg hist;
@@ -202,6 +204,14 @@ struct ft_run {
 	/* per-read records */
 	struct ft_read_rec *recs;
 	size_t nrecs, caprecs;
+	/*
+	 * The per-(algo, n) model of recs, built once, when a report first
+	 * asks for it (ft_pern_rows, aggregate.h), rebuilt only after recs
+	 * change (ft_run_add_rec, ft_run_clear_recs).
+	 */
+	struct ft_pern *pern;
+	size_t npern;
+	bool pern_valid;
 	/*
 	 * --attribute: beside recs[i], each slot's self time in that read,
 	 * tracing subtracted (struct ft_read_funcs): rec_self[i * self_stride +
@@ -283,6 +293,11 @@ double ft_now_s(void);
 size_t ft_run_rec_size(const struct ft_run *run);
 /* fibtrace drives the reads (--sweep, --compare): the sweep fields, and its own pid as filter. */
 void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step, unsigned int repeat);
+
+/* An interval's end (-i): the records go, and the model built from them. */
+void ft_run_clear_recs(struct ft_run *run);
+/* Frees what a run holds: its records, self times, tree nodes, model (not targets or timeline). */
+void ft_run_free(struct ft_run *run);
 
 /*
  * Appends one ring buffer record (with or without cnt[], and with

@@ -92,14 +92,14 @@ static void write_script(FILE *f, const struct ft_run *run, const char *data, co
 int ft_plot(struct ft_run *run, const char *path)
 {
 	struct gnuplot_job j;
-	struct ft_pern *rows;
+	const struct ft_pern *rows;
 	unsigned int blocks[64], nblocks;
 	size_t nrows, ncopies;
 	FILE *f;
 
 	if (gnuplot_begin(&j, path))
 		return -1;
-	nrows = ft_pern_build(run, &rows);
+	nrows = ft_pern_rows(run, &rows);
 	if (!nrows) {
 		fprintf(stderr, "fibtrace: --plot: no fib_read records to plot\n");
 		gnuplot_abort(&j);
@@ -107,13 +107,11 @@ int ft_plot(struct ft_run *run, const char *path)
 	}
 	f = gnuplot_open(&j, "per_n.dat");
 	if (!f) {
-		free(rows);
 		gnuplot_abort(&j);
 		return -1;
 	}
 	nblocks = write_data(f, rows, nrows, run->overhead.on, blocks);
 	fclose(f);
-	free(rows);
 	f = gnuplot_open(&j, "copies.dat");
 	ncopies = f ? write_copies(f, run) : 0;
 	if (f)

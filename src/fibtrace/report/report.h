@@ -41,6 +41,25 @@ void ft_report_csv(FILE *f, struct ft_run *run);
  * reads, events and size on stderr. 0 or -1.
  */
 int ft_timeline_write(const struct ft_run *run);
+/* tree_views.c, the call tree (model/tree.h) as text, JSON, folded stacks, flame graph. */
+/* Text: every root's tree; without run->tree_full, paths under 5% of their root summarised (all
+ * with run->all). */
+void ft_tree_text(FILE *f, const struct ft_run *run);
+/* JSON: ",\n  \"call_tree\": [nodes in depth-first order]". */
+void ft_tree_json(FILE *f, const struct ft_run *run);
+/* Folded stacks, "root;...;leaf SELF_NS" per path (merged across algorithms): 0 or -errno. */
+int ft_tree_folded(const struct ft_run *run, const char *path);
+/* --flamegraph FILE.svg: the folded stacks rendered by inferno-flamegraph: 0 or -1. */
+int ft_tree_flamegraph(const struct ft_run *run, const char *path);
+
+/*
+ * The one file writer: @path opened, filled by @fill(f, ctx) (0, or -1 when
+ * it could not write everything), every byte checked to have reached it
+ * (ferror, fclose). 0, or -1 after saying why.
+ */
+int ft_write_file(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
+/* The same into @f, already open on @path (NULL: errno says why not); closes @f. */
+int ft_write_stream(FILE *f, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
 /* --plot FILE.svg|png: latency versus n and the breakdown; 0 or -1. */
 int ft_plot(struct ft_run *run, const char *path);
 

@@ -23,7 +23,7 @@ static void csv_pern_fig(FILE *f, const struct ft_pern_fig *x)
 void ft_report_csv(FILE *f, struct ft_run *run)
 {
 	struct ft_targets *tg = run->targets;
-	struct ft_pern *rows;
+	const struct ft_pern *rows;
 	size_t nrows, i;
 	int k;
 
@@ -56,7 +56,7 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 		ft_sim_csv_func(f, run->sim, t->name);
 		fputc('\n', f);
 	}
-	nrows = ft_pern_build(run, &rows);
+	nrows = ft_pern_rows(run, &rows);
 	if (nrows) {
 		fprintf(f, "\nalgo,n,count,median_ns,p90_ns,p99_ns,compute_ns,format_ns,copy_ns,"
 			   "rest_ns,comp_median_ns,comp_p90_ns,comp_p99_ns,comp_compute_ns,"
@@ -75,5 +75,4 @@ void ft_report_csv(FILE *f, struct ft_run *run)
 			fputc('\n', f);
 		}
 	}
-	free(rows);
 }

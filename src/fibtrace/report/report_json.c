@@ -261,12 +261,12 @@ static void json_breakdown(FILE *f, const struct ft_pern_fig *x)
 
 static void json_pern(FILE *f, struct ft_run *run)
 {
-	struct ft_pern *rows;
-	size_t nrows = ft_pern_build(run, &rows), i;
+	const struct ft_pern *rows;
+	size_t nrows = ft_pern_rows(run, &rows), i;
 
 	fprintf(f, ",\n  \"per_n\": [");
 	for (i = 0; i < nrows; i++) {
-		struct ft_pern *r = &rows[i];
+		const struct ft_pern *r = &rows[i];
 
 		fprintf(f, "%s\n    {\"algo\": ", i ? "," : "");
 		json_str(f, ft_algo_name(run, r->algo));
@@ -302,7 +302,6 @@ static void json_pern(FILE *f, struct ft_run *run)
 		ft_sim_json_pern(f, run->sim, ft_algo_name(run, r->algo), r->n);
 		fputc('}', f);
 	}
-	free(rows);
 	fprintf(f, "\n  ]");
 }
 

@@ -318,8 +318,8 @@ static void text_pern(FILE *f, struct ft_run *run)
 	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], m[32], x_err[32];
 	bool comp = run->overhead.on;
 	const char *star = comp ? "*" : "";
-	struct ft_pern *rows;
-	size_t nrows = ft_pern_build(run, &rows), i, k, shown = nrows, unresolved = 0;
+	const struct ft_pern *rows;
+	size_t nrows = ft_pern_rows(run, &rows), i, k, shown = nrows, unresolved = 0;
 
 	if (!run->all && nrows > TEXT_PERN_ROWS)
 		shown = TEXT_PERN_ROWS;
@@ -375,7 +375,6 @@ static void text_pern(FILE *f, struct ft_run *run)
 			"their reads more than the work it measured; trace fewer functions "
 			"(--no-discover, -f) for those n (docs/measurement.md)\n",
 			unresolved, nrows);
-	free(rows);
 }
 
 static void text_copies(FILE *f, const struct ft_run *run)
@@ -475,44 +474,6 @@ static void text_off_cpu(FILE *f, const struct ft_run *run)
 		"off-CPU: fib_read switched out %s of its %s (%.1f%%), in %zu of %zu reads: "
 		"waiting, not working (JSON off_cpu)\n",
 		a, b, 100.0 * rd->off_ns / (rd->total_ns ? rd->total_ns : 1), switched, run->nrecs);
-}
-
-void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists)
-{
-	if (out == FT_OUT_JSON)
-		ft_report_json(f, run, NULL, NULL);
-	else if (out == FT_OUT_CSV)
-		ft_report_csv(f, run);
-	else
-		ft_report_text(f, run, hists);
-}
-
-/* 0 when everything printed to stdout reached it, else FT_EXIT_ERROR with a message */
-/* --save-json, --save-csv: the report in format @out into @path too; 0 or -1 (said why). */
-int ft_report_save(struct ft_run *run, const char *path, enum ft_output out, enum ft_hists hists)
-{
-	FILE *f = fopen(path, "w");
-	int bad;
-
-	if (!f) {
-		fprintf(stderr, "fibtrace: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	ft_report(f, run, out, hists);
-	bad = ferror(f);
-	if (fclose(f) || bad) {
-		fprintf(stderr, "fibtrace: writing %s failed\n", path);
-		return -1;
-	}
-	return 0;
-}
-
-int ft_report_flushed(void)
-{
-	if (!fflush(stdout) && !ferror(stdout))
-		return FT_EXIT_OK;
-	fprintf(stderr, "fibtrace: writing the report failed: %s\n", strerror(errno));
-	return FT_EXIT_ERROR;
 }
 
 void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists)

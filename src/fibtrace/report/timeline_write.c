@@ -147,19 +147,19 @@ static void write_events(FILE *f, const struct ft_run *run, __u64 t0, size_t *nr
 	}
 }
 
-int ft_timeline_write(const struct ft_run *run)
-{
-	struct ft_timeline *tl = run->timeline;
-	FILE *f = fopen(tl->path, "w");
-	size_t nreads = 0, i;
-	struct stat st;
-	__u64 t0 = ~0ULL;
-	int bad;
+struct written {
+	const struct ft_run *run;
+	size_t nreads;
+};
 
-	if (!f) {
-		fprintf(stderr, "fibtrace: --trace-out %s: %s\n", tl->path, strerror(errno));
-		return -1;
-	}
+static int fill_trace(FILE *f, void *ctx)
+{
+	struct written *w = ctx;
+	const struct ft_run *run = w->run;
+	struct ft_timeline *tl = run->timeline;
+	__u64 t0 = ~0ULL;
+	size_t i;
+
 	qsort(tl->ev, tl->nev, sizeof(*tl->ev), cmp_ev);
 	for (i = 0; i < tl->nev; i++)
 		t0 = tl->ev[i].start_ns < t0 ? tl->ev[i].start_ns : t0;
@@ -171,15 +171,20 @@ int ft_timeline_write(const struct ft_run *run)
 		"call's duration includes fibtrace's cost for the traced calls inside it "
 		"(docs/measurement.md)\"},\n\"traceEvents\": [\n",
 		run->clocksource);
-	write_events(f, run, t0 == ~0ULL ? 0 : t0, &nreads);
+	write_events(f, run, t0 == ~0ULL ? 0 : t0, &w->nreads);
 	fprintf(f, "\n]}\n");
-	bad = ferror(f);
-	bad |= fclose(f);
-	if (bad) {
-		fprintf(stderr, "fibtrace: --trace-out %s: write failed\n", tl->path);
+	return 0;
+}
+
+int ft_timeline_write(const struct ft_run *run)
+{
+	struct ft_timeline *tl = run->timeline;
+	struct written w = {run, 0};
+	struct stat st;
+
+	if (ft_write_file(tl->path, fill_trace, &w))
 		return -1;
-	}
-	fprintf(stderr, "fibtrace: timeline of %zu reads (%zu calls) in %s, %.1f MB%s\n", nreads,
+	fprintf(stderr, "fibtrace: timeline of %zu reads (%zu calls) in %s, %.1f MB%s\n", w.nreads,
 		tl->nev, tl->path, stat(tl->path, &st) ? 0.0 : st.st_size / 1e6,
 		run->lost[FT_LOST_TIMELINE] ? " (calls lost: lost.timeline)" : "");
 	return 0;

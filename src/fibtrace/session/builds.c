@@ -173,6 +173,9 @@ static int new_run(struct ft_build *b, const struct ft_run *proto)
 	b->run->targets = b->targets;
 	b->run->recs = NULL;
 	b->run->nrecs = b->run->caprecs = 0;
+	b->run->pern = NULL;
+	b->run->npern = 0;
+	b->run->pern_valid = false;
 	b->run->nwarnings = 0;
 	b->run->timeline = NULL;
 	b->run->tree = NULL;
@@ -332,11 +335,8 @@ void ft_builds_close(struct ft_builds *bs)
 			b->run->targets->core_btf = NULL;
 		}
 		if (i) {
-			if (b->run) {
-				free(b->run->recs);
-				free(b->run->rec_self);
-				free(b->run->tree);
-			}
+			if (b->run)
+				ft_run_free(b->run);
 			free(b->run);
 			free(b->targets);
 		}

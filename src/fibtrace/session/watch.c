@@ -124,8 +124,7 @@ void ft_watch_report(struct ft_watch *w, struct ft_run *run, struct ft_tracer *t
 	w->last_report = now;
 	ft_report(stdout, run, o->out, o->hists);
 	fflush(stdout);
-	run->nrecs = 0; /* --max-records bounds one interval */
-	run->recs_dropped = 0;
+	ft_run_clear_recs(run); /* --max-records bounds one interval */
 }
 
 void ft_watch_free(struct ft_watch *w)
