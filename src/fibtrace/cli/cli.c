@@ -596,30 +596,3 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_fl
 	argp_err_exit_status = FT_EXIT_USAGE;
 	return argp_parse(&argp, argc, argv, argp_flags, NULL, cli) ? -FT_EXIT_USAGE : 0;
 }
-
-void ft_cli_watch_opts(const struct ft_cli *cli, struct ft_watch_opts *o)
-{
-	*o = (struct ft_watch_opts){
-		.cmd = cli->ncmd ? cli->cmd : NULL,
-		.duration = cli->duration,
-		.interval = cli->interval,
-		.out = ft_cli_output(cli),
-		.hists = cli->hists,
-	};
-}
-
-void ft_cli_builds_opts(const struct ft_cli *cli, struct ft_builds_opts *o)
-{
-	*o = (struct ft_builds_opts){
-		.device = cli->device,
-		.kos = cli->kos,
-		.nko = cli->nko,
-		.labels = cli->cmp.labels,
-		.attach = cli->attach,
-		.benchmark = cli->cmp.kind != 0,
-		.funcs = cli->funcs,
-		.discover = cli->discover,
-		.compensate = cli->compensate,
-		.symbol_cache = cli->symbol_cache,
-	};
-}

@@ -131,13 +131,6 @@ static void unregister_handlers(struct ft_tracer *tr)
 	libbpf_unregister_prog_handler(handler_ids[1]);
 }
 
-/* ---------- the per-read records ---------- */
-
-static int handle_rec(void *ctx, void *data, size_t size)
-{
-	return ft_run_add_rec(ctx, data, size);
-}
-
 static __u32 ringbuf_size(const struct ft_tracer *tr)
 {
 	__u64 want = 1 << 22;
@@ -371,24 +364,6 @@ int ft_tracer_load(struct ft_tracer *tr)
 }
 
 /* --trace-out: the reads to put on the timeline, and the ring of their calls. */
-static int timeline_arm(struct ft_tracer *tr)
-{
-	struct ft_timeline *tl = tr->run->timeline;
-	__s32 left;
-	size_t i;
-
-	if (!tl)
-		return 0;
-	tr->skel->bss->trace_left = tl->reads;
-	for (i = 0; i < tl->ntrace_n; i++) {
-		left = tl->per_n;
-		if (bpf_map_update_elem(bpf_map__fd(tr->skel->maps.trace_sel), &tl->trace_n[i],
-					&left, BPF_ANY))
-			return -1;
-	}
-	return ring_buffer__add(tr->rb, bpf_map__fd(tr->skel->maps.calls), ft_timeline_add, tl);
-}
-
 /*
  * Attaches target i's entry and exit programs. A failure is reported here
  * unless it is an fentry one attach_all mends by moving to kprobe.
@@ -547,12 +522,7 @@ int ft_tracer_attach(struct ft_tracer *tr)
 	}
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
-	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
-	if (!tr->rb || timeline_arm(tr)) {
-		fprintf(stderr, "fibtrace: ring buffer: %s\n", strerror(errno));
-		return -FT_EXIT_ERROR;
-	}
-	return 0;
+	return tracer_rings_open(tr);
 }
 
 void ft_tracer_set_state(struct ft_tracer *tr, enum ft_enabled state)
@@ -575,21 +545,6 @@ void ft_tracer_set_cost(struct ft_tracer *tr, int slot, const struct ft_cost *c)
 	tr->skel->bss->cost_in[slot] = ns32(c->in_ns);
 	tr->skel->bss->err_full[slot] = ns32(c->full_err);
 	tr->skel->bss->err_in[slot] = ns32(c->in_err);
-}
-
-int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms)
-{
-	int err = ring_buffer__poll(tr->rb, timeout_ms);
-
-	/* Records are submitted without wakeups: drain on the timer too. */
-	if (err >= 0 || err == -EINTR)
-		err = ring_buffer__consume(tr->rb);
-	return err;
-}
-
-int ft_tracer_consume(struct ft_tracer *tr)
-{
-	return tr->rb ? ring_buffer__consume(tr->rb) : 0;
 }
 
 void ft_tracer_free(struct ft_tracer *tr)

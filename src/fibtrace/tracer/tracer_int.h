@@ -28,6 +28,9 @@ struct ft_tracer {
 	void *stats_buf;	      /* one slot's per-CPU stats, for ft_tracer_slot_stats */
 };
 
+/* records.c: the read records' ring buffer (and the timeline's): 0 or -(exit status). */
+int tracer_rings_open(struct ft_tracer *tr);
+
 /* The program of @slot in @mode, entry or exit (bpf/fibtrace.h: FT_PROG). */
 static inline struct bpf_program *slot_prog(struct fibtrace *skel, enum ft_mode mode, int slot,
 					    bool exit)
