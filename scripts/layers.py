@@ -3,7 +3,7 @@
 """The layer check (make unit): the rules docs/architecture.md states, checked
 on the built objects and the sources.
 
-  scripts/layers.py [--obj DIR] [--src DIR]...
+  scripts/layers.py [--obj DIR] [--src DIR]... [--graph]
 
 For each source tree (default: src/fibtrace and fibdrv's library), an edge
 A -> B means that A.c calls a function or uses a variable B.c defines (from
@@ -184,6 +184,9 @@ def check_tree(objdir, srcdir, fails):
                     "%s includes %s" % (os.path.basename(path), inc))
     nodes = {folder(p) for p in objs}
     report_cycles("folder", cycles(nodes, fedges), fedges, fails)
+    if GRAPH:
+        for f in sorted(nodes):
+            print("%s -> %s" % (f, " ".join(sorted({b for a, b in fedges if a == f}))))
     for src, syms in sorted(undef.items()):
         f = folder(src)
         prog = sorted(s for s in syms if LIBBPF_PROG.match(s))
@@ -205,6 +208,7 @@ def check_tree(objdir, srcdir, fails):
     return len(objs)
 
 
+GRAPH = False
 INCLUDE_SKEL = re.compile(r'^\s*#\s*include\s+[<"][^>"]*\.skel\.h[>"]', re.M)
 
 
@@ -212,7 +216,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--obj", default="build/obj")
     ap.add_argument("--src", action="append")
+    ap.add_argument("--graph", action="store_true",
+                    help="print which folders each folder calls or includes")
     args = ap.parse_args()
+    global GRAPH
+    GRAPH = args.graph
     fails, counted = [], []
     for srcdir in args.src or [TOP, BN]:
         counted.append("%s: %d files" % (srcdir, check_tree(args.obj, srcdir, fails)))
