@@ -233,30 +233,27 @@ static void print_slots(const struct ft_targets *tg)
 			tg->t[i].module, tg->t[i].module[0] ? ":" : "", tg->t[i].name);
 }
 
+/* The report and the files asked for: 0 or -(exit status). */
 static int report(const struct ft_cli *cli, struct ft_run *run, struct ft_compare *cmp)
 {
 	int err;
 
 	if (cmp) {
 		err = ft_compare_report(cmp, run, stdout);
-		return ft_report_flushed() ? FT_EXIT_ERROR : err;
+		return ft_report_flushed() ? -FT_EXIT_ERROR : err;
 	}
 	ft_report(stdout, run, ft_cli_output(cli), cli->hists);
 	if (ft_report_flushed())
-		return FT_EXIT_ERROR;
-	if (cli->cmp.save_json && ft_report_save(run, cli->cmp.save_json, FT_OUT_JSON, cli->hists))
-		return FT_EXIT_ERROR;
-	if (cli->save_csv && ft_report_save(run, cli->save_csv, FT_OUT_CSV, cli->hists))
-		return FT_EXIT_ERROR;
-	if (cli->plot && ft_plot(run, cli->plot))
-		return FT_EXIT_ERROR;
-	if (cli->folded && ft_tree_folded(run, cli->folded))
-		return FT_EXIT_ERROR;
-	if (cli->flamegraph && ft_tree_flamegraph(run, cli->flamegraph))
-		return FT_EXIT_ERROR;
-	if (run->timeline && ft_timeline_write(run))
-		return FT_EXIT_ERROR;
-	return FT_EXIT_OK;
+		return -FT_EXIT_ERROR;
+	if ((cli->cmp.save_json &&
+	     ft_report_save(run, cli->cmp.save_json, FT_OUT_JSON, cli->hists)) ||
+	    (cli->save_csv && ft_report_save(run, cli->save_csv, FT_OUT_CSV, cli->hists)) ||
+	    (cli->plot && ft_plot(run, cli->plot)) ||
+	    (cli->folded && ft_tree_folded(run, cli->folded)) ||
+	    (cli->flamegraph && ft_tree_flamegraph(run, cli->flamegraph)) ||
+	    (run->timeline && ft_timeline_write(run)))
+		return -FT_EXIT_ERROR;
+	return 0;
 }
 
 /*
@@ -396,7 +393,7 @@ static void detach_tracers(struct ft_builds *bs)
 	bs->b[0].run->startup.detach_s = ft_now_s() - t0;
 }
 
-/* Compare, sweep, or watch (a command, -p, or until Ctrl-C): the exit status. */
+/* Compare, sweep, or watch (a command, -p, or until Ctrl-C): 0 or -(exit status). */
 static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_builds *bs,
 		    struct ft_compare *cmp, struct sweep_ctx *sc, struct ft_watch *w)
 {
@@ -413,7 +410,7 @@ static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_buil
 		sc->tr = tr;
 		err = drive_sweep(cli, sc);
 	}
-	return -err;
+	return err;
 }
 
 /* The run's description from the command line (what the reports print about it). */
@@ -455,14 +452,14 @@ int main(int argc, char **argv)
 	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
 	struct ft_compare *cmp = NULL;
 	struct ft_watch watch = {};
-	int err, ret;
+	int err, ret = 0; /* ret: the run's result, 0 or -(exit status) */
 	double t0 = ft_now_s();
 
 	/* Parse the command line; describe the run. */
 	if (ft_cli_parse(&cli, argc, argv, 0))
 		return FT_EXIT_USAGE;
 	if (cli.cachesim == FT_SIM_ONLY) /* simulated in user space: nothing is traced */
-		return ft_sim_cli_only(&cli);
+		return ft_exit_status(ft_sim_cli_only(&cli));
 	ft_cli_watch_opts(&cli, &watch.o);
 	ft_tracer_log(cli.verbose);
 	/*
@@ -484,7 +481,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = start_tracers(&cli, &builds, t0);
 	if (err) {
-		ret = -err;
+		ret = err;
 		goto cleanup;
 	}
 
@@ -501,16 +498,16 @@ int main(int argc, char **argv)
 	if (cli.interval) {
 		/* collects the last interval itself */
 		ft_watch_report(&watch, &run, builds.b[0].tr);
-		if (ft_report_flushed() && ret == FT_EXIT_OK)
-			ret = FT_EXIT_ERROR;
+		if (ft_report_flushed() && !ret)
+			ret = -FT_EXIT_ERROR;
 	} else {
 		ft_builds_collect(&builds);
 		detach_tracers(&builds);
 		if (cli.cachesim == FT_SIM_JOIN && (err = ft_sim_cli_join(&cli, &run, &sim))) {
-			ret = -err;
+			ret = err;
 			goto cleanup;
 		}
-		if ((err = report(&cli, &run, cmp)) && ret == FT_EXIT_OK)
+		if ((err = report(&cli, &run, cmp)) && !ret)
 			ret = err;
 	}
 
@@ -522,5 +519,5 @@ cleanup:
 	ft_run_free(&run);
 	ft_timeline_free(run.timeline);
 	ft_sim_free(&sim);
-	return ret;
+	return ft_exit_status(ret);
 }

@@ -396,6 +396,11 @@ int main(void)
 	test_tree(&run);
 	test_interval();
 	test_record_cap();
+	check("exit_status.ok", ft_exit_status(0) == FT_EXIT_OK);
+	check("exit_status.usage", ft_exit_status(-FT_EXIT_USAGE) == 2);
+	check("exit_status.regression", ft_exit_status(-FT_EXIT_REGRESSION) == 8);
+	check("exit_status.errno", ft_exit_status(-4095) == FT_EXIT_ERROR);
+	check("exit_status.positive", ft_exit_status(3) == FT_EXIT_ERROR);
 	check("exit_help", help && strstr(help, "8 --fail-on-regression found a regression, 9 "));
 	free(help);
 	ft_run_free(&run);

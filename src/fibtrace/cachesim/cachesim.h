@@ -143,32 +143,4 @@ double ft_sim_func_sum(const struct ft_sim *sim, const struct ft_sim_func *fn,
 /* Whether every round of every read gave the same library count of @ev. */
 bool ft_sim_exact(const struct ft_sim *sim, enum ft_sim_event ev);
 
-/* report_cachesim.c: --cachesim alone (text, JSON, CSV); plot.c: --plot. */
-struct ft_run;
-void ft_sim_report(FILE *f, const struct ft_sim *sim, int output, bool all);
-int ft_sim_plot(const struct ft_sim *sim, const char *path);
-/* Beside a kernel trace of the same reads: a section of the text report, JSON fields, CSV. */
-void ft_sim_text_join(FILE *f, const struct ft_run *run);
-void ft_sim_json_meta(FILE *f, const struct ft_sim *sim);
-void ft_sim_json_func(FILE *f, const struct ft_sim *sim, const char *name);
-void ft_sim_json_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n);
-void ft_sim_csv_head(FILE *f, const struct ft_sim *sim, bool funcs);
-void ft_sim_csv_func(FILE *f, const struct ft_sim *sim, const char *name);
-void ft_sim_csv_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n);
-/* The header every simulated report starts with; a count in four significant digits. */
-void ft_sim_text_header(FILE *f, const struct ft_sim *sim);
-const char *ft_sim_count(char *buf, size_t len, double v);
-/* compare/simulated.c: --compare algos --metric sim:EVENT, each algorithm's events per read. */
-int ft_sim_compare_report(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev,
-			  const char *baseline, int output);
-
-/*
- * cachesim_cli.c, for main(): --cachesim alone or --metric sim:EVENT (no kernel, no
- * root; returns the exit status), and --cachesim=join's simulation of the traced
- * sweep's algorithms into @sim, kept in @run for its report (0 or -FT_EXIT_*).
- */
-struct ft_cli;
-int ft_sim_cli_only(const struct ft_cli *cli);
-int ft_sim_cli_join(const struct ft_cli *cli, struct ft_run *run, struct ft_sim *sim);
-
 #endif

@@ -61,9 +61,9 @@ int ft_sim_cli_only(const struct ft_cli *cli)
 	if (!err)
 		err = ft_report_flushed();
 	if (!err && cli->plot && ft_sim_plot(&sim, cli->plot))
-		err = FT_EXIT_ERROR;
+		err = -FT_EXIT_ERROR;
 	ft_sim_free(&sim);
-	return err < 0 ? -err : err;
+	return err;
 }
 
 /* --cachesim=join: the traced sweep's algorithms (or the device's default) simulated. */

@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 
+#include "cachesim/cachesim.h"
 #include "compare/compare.h"
 #include "discover/plan.h"
 #include "model/run.h"
@@ -80,5 +81,13 @@ struct argp_state;
 int ft_cli_usage(struct argp_state *state, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int ft_cli_check(struct ft_cli *cli, struct argp_state *state);
+
+/*
+ * cachesim_cli.c, for main(): --cachesim alone or --metric sim:EVENT (no kernel, no
+ * root; 0 or -(exit status)), and --cachesim=join's simulation of the traced
+ * sweep's algorithms into @sim, kept in @run for its report (0 or -FT_EXIT_*).
+ */
+int ft_sim_cli_only(const struct ft_cli *cli);
+int ft_sim_cli_join(const struct ft_cli *cli, struct ft_run *run, struct ft_sim *sim);
 
 #endif

@@ -168,12 +168,12 @@ static int save_report(const struct ft_compare *c, struct ft_run *run, const cha
 
 int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 {
-	int ret = FT_EXIT_OK;
+	int ret = 0;
 
 	c->exact = !strcmp(run->clock, "instructions");
 	if (cmp_analyze(c) || (c->attr && cmp_attr_analyze(c))) {
 		fprintf(stderr, "fibtrace: --compare: out of memory in the statistics\n");
-		return FT_EXIT_ERROR;
+		return -FT_EXIT_ERROR;
 	}
 	cmp_power_warning(c, run);
 	switch (c->o.output) {
@@ -189,13 +189,13 @@ int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 	}
 	fflush(f);
 	if (c->o.plot && cmp_report_plot(c, run, c->o.plot))
-		ret = FT_EXIT_ERROR;
+		ret = -FT_EXIT_ERROR;
 	if (c->o.save_json && save_report(c, run, c->o.save_json, FT_CMP_JSON))
-		ret = FT_EXIT_ERROR;
+		ret = -FT_EXIT_ERROR;
 	if (c->o.save_benchfmt && save_report(c, run, c->o.save_benchfmt, FT_CMP_BENCHFMT))
-		ret = FT_EXIT_ERROR;
+		ret = -FT_EXIT_ERROR;
 	/* The gate's answer wins over a failed plot: CI must see the regression. */
 	if (cmp_regressions(c))
-		ret = FT_EXIT_REGRESSION;
+		ret = -FT_EXIT_REGRESSION;
 	return ret;
 }

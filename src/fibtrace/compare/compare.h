@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cachesim/cachesim.h"
 #include "stats.h"
 
 #define FT_CMP_ALPHA 0.05
@@ -195,8 +196,12 @@ int ft_compare_prepare(struct ft_compare **out, const struct ft_cmp_opts *o, str
 /* Interleaved rounds of reads; 0 or -(exit status). */
 int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn drain, void *ctx,
 		     volatile sig_atomic_t *stop);
-/* Statistics and the report on f; returns the exit status (0, 1 or FT_EXIT_REGRESSION). */
+/* Statistics and the report on f: 0, -FT_EXIT_ERROR or -FT_EXIT_REGRESSION. */
 int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f);
 void ft_compare_free(struct ft_compare *c);
+
+/* simulated.c: --compare algos --metric sim:EVENT, each algorithm's events per read. */
+int ft_sim_compare_report(FILE *f, const struct ft_sim *sim, enum ft_sim_event ev,
+			  const char *baseline, int output);
 
 #endif

@@ -39,6 +39,15 @@ static const struct {
 	{FT_EXIT_NO_TOOL, "a program the option runs is missing (--cachesim: valgrind)"},
 };
 
+int ft_exit_status(int err)
+{
+	if (!err)
+		return FT_EXIT_OK;
+	if (err < 0 && -err <= FT_EXIT_LAST)
+		return -err;
+	return FT_EXIT_ERROR; /* a raw -errno, or a positive value: a bug; an error all the same */
+}
+
 char *ft_exit_help(void)
 {
 	size_t n = sizeof(exit_help) / sizeof(exit_help[0]), i;

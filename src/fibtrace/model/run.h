@@ -29,7 +29,16 @@ enum ft_exit {
 	FT_EXIT_REGRESSION = 8,	  /* --fail-on-regression found a regression */
 	FT_EXIT_NO_COUNTERS = 9,  /* --require-counters and an event unavailable */
 	FT_EXIT_NO_TOOL = 10,	  /* a program an option runs is missing (valgrind: --cachesim) */
+	FT_EXIT_LAST = FT_EXIT_NO_TOOL,
 };
+
+/*
+ * The one error convention across folders: 0, or -(exit status) after the
+ * message has been printed (-errno stays inside a file, turned into a
+ * status where it is said). main() turns the result into the process's
+ * exit status here, and only here.
+ */
+int ft_exit_status(int err);
 
 /* How a function is traced (plan.c): fentry/fexit, a kprobe pair, or in the kprobe.multi links. */
 enum ft_mode { FT_MODE_FENTRY, FT_MODE_KPROBE, FT_MODE_MULTI, FT_MODE_NR };

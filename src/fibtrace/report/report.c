@@ -44,11 +44,11 @@ int ft_report_save(struct ft_run *run, const char *path, enum ft_output out, enu
 	return ft_write_file(path, fill_report, &s);
 }
 
-/* 0 when everything printed to stdout reached it, else FT_EXIT_ERROR with a message */
+/* 0 when everything printed to stdout reached it, else -FT_EXIT_ERROR with a message */
 int ft_report_flushed(void)
 {
 	if (!fflush(stdout) && !ferror(stdout))
-		return FT_EXIT_OK;
+		return 0;
 	fprintf(stderr, "fibtrace: writing the report failed: %s\n", strerror(errno));
-	return FT_EXIT_ERROR;
+	return -FT_EXIT_ERROR;
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cachesim/cachesim.h"
 #include "model/run.h"
 
 enum ft_output { FT_OUT_TEXT, FT_OUT_JSON, FT_OUT_CSV };
@@ -26,7 +27,7 @@ enum ft_hists { FT_HISTS_NONE, FT_HISTS_READ, FT_HISTS_ALL };
 void ft_report(FILE *f, struct ft_run *run, enum ft_output out, enum ft_hists hists);
 int ft_report_save(struct ft_run *run, const char *path, enum ft_output out, enum ft_hists hists);
 void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists);
-int ft_report_flushed(void); /* stdout flushed: FT_EXIT_OK, or FT_EXIT_ERROR with a message */
+int ft_report_flushed(void); /* stdout flushed: 0, or -FT_EXIT_ERROR with a message */
 /*
  * The JSON document. With @section, ",\n" then section(f, ctx), which
  * prints more top-level members (--compare's), then the closing brace.
@@ -74,5 +75,20 @@ void ft_counters_csv_func_head(FILE *f, const struct ft_run *run);
 void ft_counters_csv_func(FILE *f, const struct ft_run *run, const struct ft_target *t);
 void ft_counters_csv_pern_head(FILE *f, const struct ft_run *run);
 void ft_counters_csv_pern(FILE *f, const struct ft_run *run, unsigned int algo, __u64 n);
+
+/* report_cachesim.c: --cachesim alone (text, JSON, CSV); plot.c: --plot. */
+void ft_sim_report(FILE *f, const struct ft_sim *sim, int output, bool all);
+int ft_sim_plot(const struct ft_sim *sim, const char *path);
+/* Beside a kernel trace of the same reads: a section of the text report, JSON fields, CSV. */
+void ft_sim_text_join(FILE *f, const struct ft_run *run);
+void ft_sim_json_meta(FILE *f, const struct ft_sim *sim);
+void ft_sim_json_func(FILE *f, const struct ft_sim *sim, const char *name);
+void ft_sim_json_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n);
+void ft_sim_csv_head(FILE *f, const struct ft_sim *sim, bool funcs);
+void ft_sim_csv_func(FILE *f, const struct ft_sim *sim, const char *name);
+void ft_sim_csv_pern(FILE *f, const struct ft_sim *sim, const char *algo, __u64 n);
+/* The header every simulated report starts with; a count in four significant digits. */
+void ft_sim_text_header(FILE *f, const struct ft_sim *sim);
+const char *ft_sim_count(char *buf, size_t len, double v);
 
 #endif

@@ -53,7 +53,7 @@ static int command_ended(struct ft_watch *w, struct ft_run *run, int *ret)
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		ft_warn(run, "command exited with status %d",
 			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		*ret = FT_EXIT_CHILD;
+		*ret = -FT_EXIT_CHILD;
 	}
 	return 1;
 }
@@ -62,14 +62,14 @@ int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 	     volatile sig_atomic_t *stop)
 {
 	const struct ft_watch_opts *o = &w->o;
-	int ret = FT_EXIT_OK, err;
+	int ret = 0, err;
 
 	w->fibdrv = fibdrv_instance();
 	w->t0 = ft_now_s();
 	if (o->cmd) {
 		err = start_command(w, o->cmd);
 		if (err)
-			return -err;
+			return err;
 	} else if (o->out == FT_OUT_TEXT) {
 		fprintf(stderr, "fibtrace: tracing %d functions... Hit Ctrl-C to end.\n",
 			run->targets->count);
@@ -77,7 +77,7 @@ int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 	if (o->interval) {
 		w->prev = calloc(run->targets->count, sizeof(*w->prev));
 		if (!w->prev)
-			return FT_EXIT_ERROR;
+			return -FT_EXIT_ERROR;
 	}
 	w->next_report = w->t0 + o->interval;
 	w->last_report = w->t0;
@@ -87,7 +87,7 @@ int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 		err = ft_tracer_poll(tr, 100);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "fibtrace: ring buffer poll: %s\n", strerror(-err));
-			ret = FT_EXIT_ERROR;
+			ret = -FT_EXIT_ERROR;
 			break;
 		}
 		if (command_ended(w, run, &ret))
@@ -95,7 +95,7 @@ int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 		if (!run->targets->no_module && fibdrv_instance() != w->fibdrv) {
 			ft_warn(run, "fibdrv was unloaded while tracing: its probes are gone; "
 				     "reporting what was gathered");
-			ret = FT_EXIT_NO_FIBDRV;
+			ret = -FT_EXIT_NO_FIBDRV;
 			break;
 		}
 		t = ft_now_s();

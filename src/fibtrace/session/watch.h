@@ -34,7 +34,7 @@ struct ft_watch {
 	__u64 prev_lost[FT_LOST_NR];
 };
 
-/* Traces until the command ends, -d passes, fibdrv goes or *stop: the exit status. */
+/* Traces until the command ends, -d passes, fibdrv goes or *stop: 0 or -(exit status). */
 int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 	     volatile sig_atomic_t *stop);
 /* -i: the report of the interval since the last one (deltas). */
