@@ -143,9 +143,10 @@ vmlinux-h:
 # Host unit tests: one program per module, each printing PASS/FAIL lines
 # that tests/run.sh counts. None needs libbpf or a kernel.
 UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate test_ksyms \
-	test_cachesim test_hist
+	test_cachesim test_hist test_gnuplot
 $(BUILD)/tests/test_range: $(call obj,tests/unit/test_range.c src/lib/range.c)
 $(BUILD)/tests/test_stats: $(call obj,tests/unit/test_stats.c src/lib/stats.c)
+$(BUILD)/tests/test_gnuplot: $(call obj,tests/unit/test_gnuplot.c src/lib/gnuplot.c)
 $(BUILD)/tests/test_compare: $(call obj,tests/unit/test_compare.c \
 	src/fibtrace/compare/cstats.c src/lib/stats.c src/lib/fmt.c)
 $(BUILD)/tests/test_attribute: $(call obj,tests/unit/test_attribute.c \

@@ -65,6 +65,33 @@ int gnuplot_begin(struct gnuplot_job *j, const char *out)
 	return 0;
 }
 
+const char *gnuplot_quote(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	if (len < 3) {
+		if (len)
+			buf[0] = 0;
+		return buf;
+	}
+	buf[o++] = '\'';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (o + (c == '\'' ? 2 : 1) + 2 > len) /* and the closing quote, NUL */
+			break;
+		if (c == '\'') {
+			buf[o++] = '\'';
+			buf[o++] = '\'';
+		} else {
+			buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		}
+	}
+	buf[o++] = '\'';
+	buf[o] = 0;
+	return buf;
+}
+
 FILE *gnuplot_open(struct gnuplot_job *j, const char *name)
 {
 	if (j->nfiles >= GNUPLOT_MAX_FILES - 1)

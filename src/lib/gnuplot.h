@@ -13,6 +13,7 @@
 #ifndef FIBTRACE_LIB_GNUPLOT_H
 #define FIBTRACE_LIB_GNUPLOT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #define GNUPLOT_MAX_FILES 4
@@ -36,6 +37,14 @@ FILE *gnuplot_open(struct gnuplot_job *j, const char *name);
 const char *gnuplot_path(const struct gnuplot_job *j, int i);
 /* The script being written (terminal and output already set). */
 FILE *gnuplot_script(struct gnuplot_job *j);
+/*
+ * @s as a gnuplot single-quoted string literal, in @buf (of @len bytes,
+ * truncated to fit): every ' doubled, every control character written as
+ * '?'. The only way text from outside (labels, module, algorithm and kernel
+ * names) may enter a script: in a literal it stays text, never gnuplot code
+ * (gnuplot has system()). Returns @buf.
+ */
+const char *gnuplot_quote(char *buf, size_t len, const char *s);
 /* Runs gnuplot, says where the plot went (or that it failed), removes the files: 0 or -1. */
 int gnuplot_run(struct gnuplot_job *j);
 /* Removes the files without running (on an error path). */

@@ -48,6 +48,9 @@ static void test_options(void)
 	      !ft_cmp_set(&o, "labels", "base,head") && !strcmp(o.labels, "base,head") &&
 		      ft_cmp_set(&o, "labels", "") && ft_cmp_set(&o, "labels", "a,,b") &&
 		      ft_cmp_set(&o, "labels", ",a") && ft_cmp_set(&o, "labels", "a,"));
+	check("opts.labels.control_chars", ft_cmp_set(&o, "labels", "a\nset,b") &&
+						   ft_cmp_set(&o, "labels", "a\x7f,b"));
+	check("opts.labels.quote_kept", !ft_cmp_set(&o, "labels", "it's,b"));
 	check("opts.save",
 	      !ft_cmp_set(&o, "save-json", "r.json") && !strcmp(o.save_json, "r.json") &&
 		      !ft_cmp_set(&o, "save-benchfmt", "r.txt") &&

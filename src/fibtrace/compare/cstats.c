@@ -47,6 +47,7 @@ static int parse_pct(const char *arg, double *out)
 
 const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg)
 {
+	const char *p;
 	int i;
 
 	if (!strcmp(opt, "compare")) {
@@ -96,6 +97,9 @@ const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg)
 	} else if (!strcmp(opt, "labels")) {
 		if (!*arg || *arg == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',')
 			return "names separated by commas";
+		for (p = arg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return "names without control characters";
 		o->labels = arg;
 	} else if (!strcmp(opt, "save-json") || !strcmp(opt, "save-benchfmt")) {
 		if (!*arg)

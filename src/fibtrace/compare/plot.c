@@ -52,29 +52,32 @@ static void write_ratios(FILE *f, const struct ft_compare *c)
 static void write_script(FILE *f, const struct ft_compare *c, const struct ft_run *run,
 			 const char *lat, const char *rat)
 {
+	char text[256], q[520];
 	int v, k = 0;
 
+	/* Labels, module and kernel names only inside quoted literals (gnuplot_quote). */
 	fprintf(f, "set multiplot layout 2,1\n");
-	fprintf(f,
-		"set title 'fibtrace --compare %s: %s per read, median and 95%% CI (kernel %s)'"
-		"\n",
-		ft_cmp_kind_name(c->o.kind), ft_cmp_metric_name(c->o.metric), run->kernel);
+	snprintf(text, sizeof(text),
+		 "fibtrace --compare %s: %s per read, median and 95%% CI (kernel %s)",
+		 ft_cmp_kind_name(c->o.kind), ft_cmp_metric_name(c->o.metric), run->kernel);
+	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
 	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
 	fprintf(f, "plot ");
 	for (v = 0; v < c->nv; v++)
-		fprintf(f, "%s'%s' index %d using 1:2:3:4 with yerrorlines pt 7 ps 0.4 title '%s'",
-			v ? ", " : "", lat, v, c->var[v].label);
-	fprintf(f,
-		"\nset title 'ratio to the baseline %s (median / median, 95%% bootstrap band)'\n",
-		c->var[c->base].label);
+		fprintf(f, "%s'%s' index %d using 1:2:3:4 with yerrorlines pt 7 ps 0.4 title %s",
+			v ? ", " : "", lat, v, gnuplot_quote(q, sizeof(q), c->var[v].label));
+	snprintf(text, sizeof(text), "ratio to the baseline %s (median / median, 95%% bootstrap band)",
+		 c->var[c->base].label);
+	fprintf(f, "\nset title %s\n", gnuplot_quote(q, sizeof(q), text));
 	fprintf(f, "set ylabel 'ratio'\nset style fill transparent solid 0.25 noborder\nplot ");
 	for (v = 0; v < c->nv; v++) {
 		if (v == c->base)
 			continue;
 		fprintf(f,
 			"%s'%s' index %d using 1:3:4 with filledcurves lc %d notitle, "
-			"'' index %d using 1:2 with linespoints pt 7 ps 0.4 lc %d title '%s'",
-			k ? ", " : "", rat, k, v + 1, k, v + 1, c->var[v].label);
+			"'' index %d using 1:2 with linespoints pt 7 ps 0.4 lc %d title %s",
+			k ? ", " : "", rat, k, v + 1, k, v + 1,
+			gnuplot_quote(q, sizeof(q), c->var[v].label));
 		k++;
 	}
 	fprintf(f, ", 1 with lines dt 2 lc rgb 'black' notitle\nunset multiplot\n");

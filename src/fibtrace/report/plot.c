@@ -59,19 +59,24 @@ static size_t write_copies(FILE *f, const struct ft_run *run)
 static void write_script(FILE *f, const struct ft_run *run, const char *data, const char *copies,
 			 const unsigned int *blocks, unsigned int nblocks)
 {
+	char text[256], q[520];
 	unsigned int i;
 
+	/* Algorithm and kernel names only inside quoted literals (gnuplot_quote). */
 	fprintf(f, "set multiplot layout %d,1\n", copies ? 3 : 2);
-	fprintf(f, "set title 'fib\\_read latency versus n (median%s, kernel %s)'\n",
-		run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
+	snprintf(text, sizeof(text), "fib\\_read latency versus n (median%s, kernel %s)",
+		 run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
+	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
 	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
 	fprintf(f, "plot ");
 	for (i = 0; i < nblocks; i++)
-		fprintf(f, "%s'%s' index %u using 1:2 with linespoints pt 7 ps 0.4 title '%s'",
-			i ? ", " : "", data, i, ft_algo_name(run, blocks[i]));
+		fprintf(f, "%s'%s' index %u using 1:2 with linespoints pt 7 ps 0.4 title %s",
+			i ? ", " : "", data, i,
+			gnuplot_quote(q, sizeof(q), ft_algo_name(run, blocks[i])));
 	fprintf(f, "\nunset logscale y\n");
-	fprintf(f, "set title 'fib\\_read breakdown, %s (medians, stacked)'\n",
-		ft_algo_name(run, blocks[0]));
+	snprintf(text, sizeof(text), "fib\\_read breakdown, %s (medians, stacked)",
+		 ft_algo_name(run, blocks[0]));
+	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
 	fprintf(f,
 		"plot '%s' index 0 using 1:($3+$4+$5+$6) with filledcurves x1 title 'rest', "
 		"'' index 0 using 1:($3+$4+$5) with filledcurves x1 title 'copy', "
@@ -127,6 +132,7 @@ int ft_sim_plot(const struct ft_sim *sim, const char *path)
 {
 	static const int ev[] = {FT_SIM_IR, FT_SIM_D1MR, FT_SIM_BCM};
 	struct gnuplot_job j;
+	char text[256], q[520];
 	unsigned int a, k, p;
 	FILE *d, *s;
 
@@ -150,16 +156,15 @@ int ft_sim_plot(const struct ft_sim *sim, const char *path)
 	s = gnuplot_script(&j);
 	fprintf(s, "set multiplot layout 3,1\nset xlabel 'n'\nset grid\nset key left top\n");
 	for (p = 0; p < 3; p++) { /* Ir on a log scale; the misses, often 0 at small n, linear */
-		fprintf(s,
-			"%s\nset title '%s per read versus n (simulated, %s)'\nset ylabel '%s'\n"
-			"plot ",
-			p ? "unset logscale y" : "set logscale y", ft_sim_event_name[ev[p]],
-			sim->tool, ft_sim_event_name[ev[p]]);
+		snprintf(text, sizeof(text), "%s per read versus n (simulated, %s)",
+			 ft_sim_event_name[ev[p]], sim->tool);
+		fprintf(s, "%s\nset title %s\nset ylabel '%s'\nplot ",
+			p ? "unset logscale y" : "set logscale y", gnuplot_quote(q, sizeof(q), text),
+			ft_sim_event_name[ev[p]]);
 		for (a = 0; a < sim->nalgo; a++)
-			fprintf(s,
-				"%s'%s' index %u using 1:%u with linespoints pt 7 ps 0.4 title "
-				"'%s'",
-				a ? ", " : "", gnuplot_path(&j, 0), a, p + 2, sim->algo[a]);
+			fprintf(s, "%s'%s' index %u using 1:%u with linespoints pt 7 ps 0.4 title %s",
+				a ? ", " : "", gnuplot_path(&j, 0), a, p + 2,
+				gnuplot_quote(q, sizeof(q), sim->algo[a]));
 		fprintf(s, "\n");
 	}
 	fprintf(s, "unset multiplot\n");
