@@ -71,6 +71,41 @@ static void test_cache(const char *tmp)
 	rmdir(dir);
 }
 
+static char *key_same(void)
+{
+	return strdup("boot-1\nmods-A\n");
+}
+
+static char *key_moved(void)
+{
+	return strdup("boot-1\nmods-B\n"); /* a module loaded while kallsyms was read */
+}
+
+/* Kept only when the key after reading is the key before (issue 50, item 6). */
+static void test_keyed(const char *tmp, const char *kallsyms, const char *const *ftrace)
+{
+	const char *key = "boot-1\nmods-A\n";
+	char dir[128], *k = NULL, *f = NULL;
+	struct ft_ksyms *h;
+
+	snprintf(dir, sizeof(dir), "%s/keyed", tmp);
+	mkdir(dir, 0700);
+	check("keyed.moved.load", !ft_ksyms_load_keyed(&h, kallsyms, ftrace, dir, key, key_moved) &&
+					  h && strstr(ft_ksyms_source(h), "not kept") &&
+					  ft_ksym_find(h, "bn_add", NULL));
+	ft_ksyms_free(h);
+	check("keyed.moved.not-kept", ft_ksyms_cache_read(dir, key, &k, &f) < 0 && !k && !f);
+	check("keyed.same.load", !ft_ksyms_load_keyed(&h, kallsyms, ftrace, dir, key, key_same) &&
+					 h && !strcmp(ft_ksyms_source(h), "kernel"));
+	ft_ksyms_free(h);
+	check("keyed.same.kept", !ft_ksyms_cache_read(dir, key, &k, &f) && k && f);
+	free(k);
+	free(f);
+	unlink(strcat(dir, "/ksyms"));
+	dir[strlen(dir) - strlen("/ksyms")] = 0;
+	rmdir(dir);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ft-ksyms-XXXXXX", ks[64], ff[64];
@@ -132,6 +167,7 @@ int main(void)
 	check("no-kallsyms", ft_ksyms_load_from(&h, "/nonexistent/kallsyms", none) < 0 && !h);
 
 	test_cache(dir);
+	test_keyed(dir, ks, ftrace);
 	unlink(ks);
 	unlink(ff);
 	rmdir(dir);

@@ -175,9 +175,36 @@ static int parse_both(struct ft_ksyms *ks)
 	return err;
 }
 
-/* Reads both files at once (a thread); kept under @key (NULL: not kept) before parsing. */
+/* Where and under which key the tables read are kept (NULL: nowhere). */
+struct keep {
+	const char *dir, *key;
+	char *(*key_now)(void); /* the key again, after reading */
+};
+
+/*
+ * The tables just read are kept only if the key made before reading them
+ * is still the key after: a module loaded or unloaded while kallsyms was
+ * read would leave a cache that describes neither state (kprobe.multi
+ * attaches by its addresses).
+ */
+static void keep_tables(struct ft_ksyms *ks, const struct keep *kp)
+{
+	char *after;
+
+	if (!kp || !kp->key || !ks->ftrace_buf)
+		return;
+	after = kp->key_now();
+	if (!after || strcmp(after, kp->key))
+		ks->source = "kernel (not kept: the modules changed while it was read)";
+	else if (ft_ksyms_cache_write(kp->dir, kp->key, ks->kallsyms_buf, strlen(ks->kallsyms_buf),
+				      ks->ftrace_buf, strlen(ks->ftrace_buf)))
+		ks->source = "kernel (not kept: cannot write " FT_KSYMS_CACHE_DIR ")";
+	free(after);
+}
+
+/* Reads both files at once (a thread); kept as @kp says before parsing. */
 static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *const *ftrace,
-		      const char *key)
+		      const struct keep *kp)
 {
 	struct ftrace_job job = {.paths = ftrace};
 	pthread_t th;
@@ -194,10 +221,7 @@ static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *con
 	ks->ftrace_buf = job.buf;
 	if (err)
 		return err;
-	if (key && ks->ftrace_buf &&
-	    ft_ksyms_cache_write(FT_KSYMS_CACHE_DIR, key, ks->kallsyms_buf,
-				 strlen(ks->kallsyms_buf), ks->ftrace_buf, strlen(ks->ftrace_buf)))
-		ks->source = "kernel (not kept: cannot write " FT_KSYMS_CACHE_DIR ")";
+	keep_tables(ks, kp);
 	return parse_both(ks);
 }
 
@@ -223,6 +247,19 @@ int ft_ksyms_load_from(struct ft_ksyms **out, const char *kallsyms, const char *
 	return loaded(ks, load_files(ks, kallsyms, ftrace, NULL), out);
 }
 
+int ft_ksyms_load_keyed(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace,
+			const char *dir, const char *key, char *(*key_now)(void))
+{
+	struct ft_ksyms *ks = calloc(1, sizeof(*ks));
+	struct keep kp = {dir, key, key_now};
+
+	*out = NULL;
+	if (!ks)
+		return -ENOMEM;
+	ks->source = "kernel";
+	return loaded(ks, load_files(ks, kallsyms, ftrace, &kp), out);
+}
+
 int ft_ksyms_load(struct ft_ksyms **out, bool use_cache)
 {
 	static const char *const ftrace[] = {
@@ -231,6 +268,7 @@ int ft_ksyms_load(struct ft_ksyms **out, bool use_cache)
 		NULL,
 	};
 	struct ft_ksyms *ks = calloc(1, sizeof(*ks));
+	struct keep kp = {FT_KSYMS_CACHE_DIR, NULL, ft_ksyms_cache_key};
 	char *key;
 	int err;
 
@@ -238,6 +276,7 @@ int ft_ksyms_load(struct ft_ksyms **out, bool use_cache)
 	if (!ks)
 		return -ENOMEM;
 	key = use_cache ? ft_ksyms_cache_key() : NULL;
+	kp.key = key;
 	if (!use_cache)
 		ks->source = "kernel (--no-symbol-cache)";
 	else if (!key)
@@ -249,7 +288,7 @@ int ft_ksyms_load(struct ft_ksyms **out, bool use_cache)
 		ks->source = "cache";
 		err = parse_both(ks);
 	} else {
-		err = load_files(ks, "/proc/kallsyms", ftrace, key);
+		err = load_files(ks, "/proc/kallsyms", ftrace, &kp);
 	}
 	free(key);
 	return loaded(ks, err, out);

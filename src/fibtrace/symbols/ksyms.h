@@ -34,6 +34,13 @@ struct ft_ksyms;
 int ft_ksyms_load(struct ft_ksyms **out, bool use_cache);
 /* The same from other files (tests): @ftrace, NULL-terminated, the first readable. */
 int ft_ksyms_load_from(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace);
+/*
+ * From files, kept in @dir under @key only if @key_now() still returns @key
+ * once they are read (ft_ksyms_load's path, with the files and the key
+ * named: the tests').
+ */
+int ft_ksyms_load_keyed(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace,
+			const char *dir, const char *key, char *(*key_now)(void));
 void ft_ksyms_free(struct ft_ksyms *ks);
 /* "cache", or "kernel" and why not the cache ("files" for ft_ksyms_load_from). */
 const char *ft_ksyms_source(const struct ft_ksyms *ks);
