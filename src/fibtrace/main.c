@@ -512,8 +512,8 @@ int main(int argc, char **argv)
 	}
 
 cleanup:
-	ft_watch_free(&watch);
 	ft_builds_close(&builds); /* tracers, calibration, the builds it loaded */
+	ft_watch_free(&watch);	  /* after: no probe stays attached while the command ends */
 	ft_compare_free(cmp);
 	ft_counters_close(&cli.counters);
 	ft_run_free(&run);

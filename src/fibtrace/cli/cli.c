@@ -78,6 +78,7 @@ enum {
 	OPT_MAX_RECORDS,
 	OPT_CACHESIM,
 	OPT_SIM_CACHE,
+	OPT_AS_ROOT,
 };
 
 static const struct argp_option options[] = {
@@ -132,6 +133,8 @@ static const struct argp_option options[] = {
 	 1},
 	{"duration", 'd', "SECONDS", 0, "Stop after SECONDS", 2},
 	{"interval", 'i', "SECONDS", 0, "Print a report every SECONDS (deltas)", 2},
+	{"as-root", OPT_AS_ROOT, NULL, 0,
+	 "Under sudo, run -- CMD as root too (default: as the user who ran sudo)", 2},
 	{"hist", 'H', NULL, 0, "Text: every function's histogram (default: fib_read's only)", 3},
 	{"no-hist", OPT_NO_HIST, NULL, 0, "Text output without histograms", 3},
 	{"all", OPT_ALL, NULL, 0,
@@ -359,6 +362,9 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		if (parse_seconds(arg, &cli->interval))
 			return ft_cli_usage(state, "bad --interval '%s' (seconds, 0 < s <= %d)",
 					    arg, FT_SECONDS_MAX);
+		break;
+	case OPT_AS_ROOT:
+		cli->as_root = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -38,6 +38,7 @@ struct ft_cli {
 	int cpu;		/* -1: not pinned */
 	unsigned int pid;	/* 0: every process */
 	double duration, interval;
+	bool as_root; /* --as-root: -- CMD keeps root under sudo */
 	struct ft_hist_cfg hist_cfg;
 	char **cmd; /* -- CMD ARGS */
 	int ncmd;

@@ -13,6 +13,7 @@ void ft_cli_watch_opts(const struct ft_cli *cli, struct ft_watch_opts *o)
 		.interval = cli->interval,
 		.out = ft_cli_output(cli),
 		.hists = cli->hists,
+		.as_root = cli->as_root,
 	};
 }
 

@@ -22,7 +22,11 @@ struct ft_watch_opts {
 	double interval;     /* -i: a report every so many seconds, 0 one at the end */
 	enum ft_output out;  /* the reports' format */
 	enum ft_hists hists; /* their histograms */
+	bool as_root;	     /* --as-root: the command keeps root under sudo */
 };
+
+/* How long a command that ignores SIGTERM gets before SIGKILL, at the end. */
+#define FT_CHILD_GRACE_S 5.0
 
 struct ft_watch {
 	struct ft_watch_opts o; /* set before ft_watch() */
@@ -39,7 +43,11 @@ int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 	     volatile sig_atomic_t *stop);
 /* -i: the report of the interval since the last one (deltas). */
 void ft_watch_report(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr);
-/* Ends the command if still running; frees the interval state. */
+/*
+ * Ends the command if still running: SIGTERM, then SIGKILL after
+ * FT_CHILD_GRACE_S (the wait is bounded); frees the interval state. Call it
+ * after the tracers are detached: nothing stays attached while it waits.
+ */
 void ft_watch_free(struct ft_watch *w);
 
 #endif
