@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cachesim.h"
+#include "helper.h"
 #include "model/run.h"
 
 /* A common desktop x86: what the figures mean unless --sim-cache says otherwise. */
@@ -67,22 +68,6 @@ int ft_sim_geometry_parse(const char *s, struct ft_sim_cache g[3], bool *host, c
 	return 0;
 }
 
-/* @name in PATH, as a path in @out; false when it is not there. */
-static bool in_path(const char *name, char *out, size_t len)
-{
-	const char *path = getenv("PATH"), *p;
-
-	for (p = path ? path : "/usr/bin:/bin"; *p; p += *p == ':') {
-		size_t n = strcspn(p, ":");
-
-		snprintf(out, len, "%.*s/%s", (int)n, p, name);
-		if (n && !access(out, X_OK))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 /* Run @argv with stdout to /dev/null and stderr to @log (NULL: ours); its wall time in @secs. */
 static int spawn(char *const argv[], const char *log, double *secs)
 {
@@ -117,19 +102,39 @@ struct algo_list {
 	char def[32];
 };
 
-static int list_algos(const char *harness, struct algo_list *l)
+/* "harness @arg"'s standard output, read by @f's caller; no shell: a path stays a path. */
+static FILE *run_harness(const char *harness, const char *arg, pid_t *pid)
 {
-	char cmd[2 * PATH_MAX + 64], line[128];
-	unsigned long long m;
-	FILE *f;
+	int fds[2];
 
-	snprintf(cmd, sizeof(cmd), "'%s' --list && '%s' --default", harness, harness);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	l->n = 0;
-	l->def[0] = 0;
-	while (fgets(line, sizeof(line), f)) {
+	if (pipe(fds))
+		return NULL;
+	*pid = fork();
+	if (*pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		execl(harness, "fibcalc", arg, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (*pid < 0) {
+		close(fds[0]);
+		return NULL;
+	}
+	return fdopen(fds[0], "r");
+}
+
+/* The harness's lines for @arg into @l; 0 when it ran and exited 0. */
+static int harness_lines(const char *harness, const char *arg, struct algo_list *l)
+{
+	char line[128];
+	unsigned long long m;
+	int status = -1;
+	pid_t pid = -1;
+	FILE *f = run_harness(harness, arg, &pid);
+
+	while (f && fgets(line, sizeof(line), f)) {
 		char name[32];
 
 		if (sscanf(line, "%31s %llu", name, &m) == 2 && l->n < FT_SIM_MAX_ALGOS) {
@@ -139,7 +144,20 @@ static int list_algos(const char *harness, struct algo_list *l)
 			snprintf(l->def, sizeof(l->def), "%s", name);
 		}
 	}
-	return pclose(f) || !l->n || !l->def[0] ? -1 : 0;
+	if (f)
+		fclose(f);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return f && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+static int list_algos(const char *harness, struct algo_list *l)
+{
+	l->n = 0;
+	l->def[0] = 0;
+	if (harness_lines(harness, "--list", l) || harness_lines(harness, "--default", l))
+		return -1;
+	return !l->n || !l->def[0] ? -1 : 0;
 }
 
 /* --algo (or the default) into sim->algo[], each known and taking every n. */
@@ -259,7 +277,7 @@ static int find_tools(char *valgrind, char *harness, size_t len)
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	if (!in_path("valgrind", valgrind, len)) {
+	if (!helper_find("valgrind", valgrind, len)) {
 		fprintf(stderr, "fibtrace: --cachesim needs Valgrind: valgrind is not in PATH "
 				"(install the package valgrind)\n");
 		return -FT_EXIT_NO_TOOL;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "helper.h"
 #include "model/tree.h"
 #include "report.h"
 
@@ -310,6 +311,7 @@ int ft_tree_folded(const struct ft_run *run, const char *path)
 
 static int run_inferno(const struct ft_run *run, const char *folded, const char *svg)
 {
+	char prog[PATH_MAX];
 	char title[160];
 	pid_t pid;
 	int status;
@@ -317,17 +319,20 @@ static int run_inferno(const struct ft_run *run, const char *folded, const char 
 	snprintf(title, sizeof(title), "fibtrace: %s time by call path (self ns%s), Linux %s",
 		 run->tree_n != FT_TREE_ALL_N ? "F(--tree-n)" : "kernel",
 		 run->overhead.on ? ", compensated" : "", run->kernel);
+	if (!helper_find("inferno-flamegraph", prog, sizeof(prog)))
+		return 127;
 	fflush(NULL); /* or the child's freopen() writes the report a second time */
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		/* The SVG opened first; inferno itself runs as the sudo user. */
 		FILE *out = freopen(svg, "w", stdout);
 
-		if (!out)
+		if (!out || helper_drop_to_invoker())
 			_exit(126);
-		execlp("inferno-flamegraph", "inferno-flamegraph", "--title", title, "--countname",
-		       "ns", "--hash", folded, (char *)NULL);
+		execl(prog, "inferno-flamegraph", "--title", title, "--countname", "ns", "--hash",
+		      folded, (char *)NULL);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Tracing without driving reads: see watch.h. */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "helper.h"
 #include "report/report.h"
 #include "watch.h"
 
@@ -26,45 +25,6 @@ static ino_t fibdrv_instance(void)
 	return stat("/sys/module/fibdrv", &st) ? 0 : st.st_ino;
 }
 
-/*
- * In the command's child, under sudo: become the user who ran sudo
- * (SUDO_UID, SUDO_GID), with their groups, HOME, USER and LOGNAME. fibtrace
- * needs root for BPF; the command does not, and files it writes belong to
- * that user. 0, or -1 after saying why (the child then does not run).
- */
-static int drop_to_invoker(void)
-{
-	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
-	char *end_u = NULL, *end_g = NULL;
-	unsigned long uid, gid;
-	struct passwd *pw;
-
-	if (getuid() != 0 || !su || !sg)
-		return 0;
-	uid = strtoul(su, &end_u, 10);
-	gid = strtoul(sg, &end_g, 10);
-	if (!*su || *end_u || !*sg || *end_g || !uid || uid > 0xfffffffeUL || gid > 0xfffffffeUL) {
-		fprintf(stderr,
-			"fibtrace: SUDO_UID '%s' / SUDO_GID '%s': not a user to run as "
-			"(--as-root keeps root)\n",
-			su, sg);
-		return -1;
-	}
-	pw = getpwuid((uid_t)uid);
-	if ((pw ? initgroups(pw->pw_name, (gid_t)gid) : setgroups(0, NULL)) || setgid((gid_t)gid) ||
-	    setuid((uid_t)uid) || !setuid(0)) {
-		fprintf(stderr, "fibtrace: cannot run the command as uid %lu: %s\n", uid,
-			strerror(errno ? errno : EPERM));
-		return -1;
-	}
-	if (pw) {
-		setenv("HOME", pw->pw_dir, 1);
-		setenv("USER", pw->pw_name, 1);
-		setenv("LOGNAME", pw->pw_name, 1);
-	}
-	return 0;
-}
-
 static int start_command(struct ft_watch *w, char **cmd)
 {
 	w->child = fork();
@@ -76,7 +36,7 @@ static int start_command(struct ft_watch *w, char **cmd)
 	if (w->child == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		if (!w->o.as_root && drop_to_invoker())
+		if (!w->o.as_root && helper_drop_to_invoker())
 			_exit(126);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "fibtrace: %s: %s\n", cmd[0], strerror(errno));
