@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -105,6 +106,25 @@ noinline ssize_t fibdrv_copy(char __user *ubuf, const char *kbuf, size_t len)
 }
 
 /*
+ * At least this many bytes for F(@n) in @format, known without computing
+ * it and without a call fibtrace traces: F(n) >= phi^(n-2) for n >= 1, so
+ * it has at least floor((n-2) log10 phi) + 1 digits and floor((n-2) log2
+ * phi) + 1 bits (binary: whole 64-bit limbs). log10 phi = 0.2089876...,
+ * log2 phi = 0.6942419..., rounded down here. 0 when it cannot tell.
+ */
+static size_t fibdrv_min_len(u64 n, enum fib_format format)
+{
+	u64 bits;
+
+	if (n < 2 || n - 2 > U64_MAX / 1000000)
+		return 0;
+	if (format == FIBDRV_FORMAT_DEC)
+		return (n - 2) * 208987 / 1000000 + 1;
+	bits = (n - 2) * 694241 / 1000000 + 1;
+	return (bits + 63) / 64 * sizeof(u64);
+}
+
+/*
  * The result is computed afresh on every read: the module caches nothing,
  * so each read's cost is the algorithm's and fibtrace measures it.
  */
@@ -123,6 +143,13 @@ noinline ssize_t fib_read(struct file *file, char __user *buf, size_t size,
 	if (*offset < 0 || *offset > max_n)
 		return -EINVAL;
 	n = *offset;
+	/*
+	 * A buffer too small for the value is refused before any work, where
+	 * the size is known exactly without computing (n within the
+	 * algorithm's limit; otherwise the computation says why it refuses).
+	 */
+	if (n <= fibdrv_limit(algo) && fibdrv_min_len(n, format) > size)
+		return -EMSGSIZE;
 	ret = fibdrv_compute(algo, n, &value);
 	if (ret)
 		return ret;
@@ -305,6 +332,12 @@ static long fib_ioctl_calibrate(struct fibdrv_file *ff, struct fibdrv_calib __us
 	struct fibdrv_calib c;
 	long err;
 
+	/*
+	 * Up to a million calls of F(max_n) in one syscall: fibtrace's, which
+	 * runs with CAP_PERFMON (or root), not any reader of the device.
+	 */
+	if (!perfmon_capable())
+		return -EPERM;
 	if (copy_from_user(&c, arg, sizeof(c)))
 		return -EFAULT;
 	if ((c.func >= FIBDRV_CALIB_FUNCS && c.func != FIBDRV_CALIB_COMPUTE) || !c.calls ||

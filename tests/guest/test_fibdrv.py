@@ -13,6 +13,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gtest  # noqa: E402
@@ -179,6 +180,21 @@ def test_read_errors():
         untouched = buf.raw == b"\xaa" * 64
         check(f"read.{case}.EMSGSIZE", ret == -1 and err == errno.EMSGSIZE and untouched,
               f"ret {ret} errno {err} buffer touched {not untouched}")
+    # A buffer too small for F(n) is refused before F(n) is computed (issue 50): a one-byte
+    # read of F(10^6) costs a small fraction of the read that computes it.
+    big = 10**6
+    os.lseek(fd, big, os.SEEK_SET)
+    t0 = time.perf_counter_ns()
+    ret, err = raw_errno(fd, ctypes.addressof(buf), 1)
+    refused = time.perf_counter_ns() - t0
+    full = ctypes.create_string_buffer(result_size(fd) + 1)
+    t0 = time.perf_counter_ns()
+    got = raw_errno(fd, ctypes.addressof(full), len(full))[0]
+    computed = time.perf_counter_ns() - t0
+    check("read.too-small.before-compute", ret == -1 and err == errno.EMSGSIZE and got > 0 and
+          refused * 20 < computed, f"errno {err}; refused in {refused} ns, the read that "
+          f"computes F({big}) {computed} ns, {got} bytes")
+    os.lseek(fd, 100, os.SEEK_SET)
     ret, _ = raw_errno(fd, ctypes.addressof(buf), need)
     check("read.exact-size", ret == need and buf.raw[:need] == str(fib(100)).encode(),
           f"ret {ret}")
@@ -258,6 +274,28 @@ def test_calibrate(algos, max_n):
     got = errno_of(lambda: fcntl.ioctl(fd, IOC_CALIBRATE, 0x10))
     check("calibrate.bad-pointer.EFAULT", got == errno.EFAULT, f"errno {got}")
     os.close(fd)
+    # Any reader of the 0666 device, but calibration (a million calls of F(max_n) in one
+    # syscall) only with CAP_PERFMON: a child that became nobody gets EPERM (issue 50).
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            cfd = open_dev(small[1])
+            got = errno_of(lambda: gtest.calibrate(cfd, 0, 10, 0))
+        except OSError as e:
+            got = -e.errno
+        os.write(w, str(got).encode())
+        os._exit(0)
+    os.close(w)
+    got = int(os.read(r, 32) or b"0")
+    os.close(r)
+    os.waitpid(pid, 0)
+    check("calibrate.unprivileged.EPERM", got == errno.EPERM,
+          f"errno {errno.errorcode.get(got, got)}")
 
 
 def test_concurrency(algos, seconds=8):
