@@ -176,7 +176,7 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; \
-	scripts/layers.py --src src/fibtrace || st=1; \
+	scripts/layers.py --src src/fibtrace || st=1; tests/host/test_layers.sh || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; \
 	$(MAKE) --no-print-directory check-core || st=1; exit $$st
 
