@@ -39,7 +39,7 @@ _fibtrace()
 	esac
 	if [[ $cur == -* ]]; then
 		local opts
-		opts=$("${COMP_WORDS[0]}" --help 2>/dev/null | grep -oE -- '(^|[ ,])--?[a-zA-Z?][a-z-]*' |
+		opts=$("${COMP_WORDS[0]}" --help-all 2>/dev/null | grep -oE -- '(^|[ ,])--?[a-zA-Z?][a-z-]*' |
 			tr -d ' ,' | sort -u)
 		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 		return

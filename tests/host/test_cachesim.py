@@ -137,7 +137,7 @@ def check_share():
 def check_geometry():
     base = doc(["--cachesim", "--sweep", "20000:20000", "--algo", "bn-fdouble-karatsuba"])
     small = doc(["--cachesim", "--sweep", "20000:20000", "--algo", "bn-fdouble-karatsuba",
-                 "--sim-cache", "D1=4096,2,64"])
+                 "--cache-geometry", "D1=4096,2,64"])
     b, s = base["per_n"][0]["cachesim"], small["per_n"][0]["cachesim"]
     desc = small["meta"]["cachesim"]["caches"]["D1"]
     ok = s["D1mr"] > b["D1mr"] and s["Ir"] == b["Ir"] and desc.startswith("4096 B")
@@ -169,8 +169,8 @@ def check_errors():
          "unknown algorithm 'bn-nope'"),
         ("over-cap", ["--cachesim", "--sweep", "100:1000000:100000", "--algo", "bn-iter"], None, 2,
          "exceeds bn-iter's max_n"),
-        ("bad-geometry", ["--cachesim", "--sweep", "10:20", "--sim-cache", "D1=1000,3,60"], None,
-         2, "bad --sim-cache"),
+        ("bad-geometry", ["--cachesim", "--sweep", "10:20", "--cache-geometry", "D1=1000,3,60"], None,
+         2, "bad --cache-geometry"),
         ("bad-mode", ["--cachesim=both", "--sweep", "10:20"], None, 2, "bad --cachesim"),
         ("with-events", ["--cachesim", "--sweep", "10:20", "-e", "cycles"], None, 2,
          "traces nothing"),

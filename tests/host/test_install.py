@@ -41,7 +41,7 @@ def run(args, cwd=TOP, env=None, timeout=300):
 
 
 def help_options(text):
-    """Every long option (--name) and short option (-x) argp lists in --help."""
+    """Every long option (--name) and short option (-x) argp lists in --help-all."""
     longs, shorts = set(), set()
     for line in text.splitlines():
         m = re.match(r"^\s+(?:(-\S), )?(--[a-z][a-z-]*)", line)
@@ -202,8 +202,12 @@ def main():
         rc, out, _ = run([fibtrace, "--version"], cwd=dest)
         result(rc == 0 and out.strip() == f"fibtrace {version}", "version",
                f"{out.strip()!r}, scripts/version.sh says {version!r}")
-        longs, _ = help_options(help_text)
-        statuses = exit_statuses(help_text)
+        rc, every, _ = run([fibtrace, "--help-all"], cwd=dest)
+        tree = re.findall(r"\b(?:docs|build|scripts|tests)/\S*", every)
+        result(rc == 0 and not tree, "help_all.no_source_tree",
+               f"exit {rc}; --help-all points into the source tree: {tree}")
+        longs, _ = help_options(every)
+        statuses = exit_statuses(every)
         result(len(longs) > 50 and 0 in statuses and max(statuses) >= 10, "help.parsed",
                f"{len(longs)} options, statuses {sorted(statuses)}")
         man_page(root, longs, statuses, version)

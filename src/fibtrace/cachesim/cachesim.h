@@ -54,7 +54,7 @@ struct ft_sim_cache {
 /* I1, D1, LL: 32 KiB 8-way, 32 KiB 8-way, 8 MiB 16-way, 64-byte lines (a common x86 desktop). */
 extern const struct ft_sim_cache ft_sim_default_geometry[3];
 /*
- * --sim-cache: "host" (@host set: Valgrind's choice from this CPU) or
+ * --cache-geometry: "host" (@host set: Valgrind's choice from this CPU) or
  * I1=SIZE,ASSOC,LINE[:D1=...][:LL=...] over the default. 0, or -1 with why in @msg.
  */
 int ft_sim_geometry_parse(const char *s, struct ft_sim_cache g[3], bool *host, char *msg,
@@ -63,7 +63,7 @@ int ft_sim_geometry_parse(const char *s, struct ft_sim_cache g[3], bool *host, c
 /* What to simulate. */
 struct ft_sim_opts {
 	const char
-		*geometry; /* --sim-cache: NULL (the default), "host", or I1=S,A,L:D1=...:LL=... */
+		*geometry; /* --cache-geometry: NULL (the default), "host", or I1=S,A,L:D1=...:LL=... */
 	const char *algos; /* --algo A[,B...], NULL: the library's default */
 	const __u64 *n;	   /* every n of the sweep, in order */
 	unsigned int nn;
@@ -94,7 +94,7 @@ struct ft_sim {
 	char tool[64];	   /* "valgrind-3.19.0 callgrind" */
 	char cache[3][96]; /* callgrind's own description of I1, D1, LL */
 	struct ft_sim_cache geom[3];
-	bool host_geometry; /* --sim-cache host: Valgrind's choice from this CPU */
+	bool host_geometry; /* --cache-geometry host: Valgrind's choice from this CPU */
 	unsigned int nalgo, nn, rounds;
 	char algo[FT_SIM_MAX_ALGOS][32];
 	__u64 *n;

@@ -20,7 +20,7 @@
 #include "helper.h"
 #include "model/run.h"
 
-/* A common desktop x86: what the figures mean unless --sim-cache says otherwise. */
+/* A common desktop x86: what the figures mean unless --cache-geometry says otherwise. */
 const struct ft_sim_cache ft_sim_default_geometry[3] = {
 	{32768, 8, 64},	   /* I1 */
 	{32768, 8, 64},	   /* D1 */
@@ -360,7 +360,7 @@ int ft_sim_run(struct ft_sim *sim, const struct ft_sim_opts *o)
 	memcpy(sim->geom, ft_sim_default_geometry, sizeof(sim->geom));
 	if (o->geometry &&
 	    ft_sim_geometry_parse(o->geometry, sim->geom, &sim->host_geometry, msg, sizeof(msg))) {
-		fprintf(stderr, "fibtrace: bad --sim-cache '%s': %s\n", o->geometry, msg);
+		fprintf(stderr, "fibtrace: bad --cache-geometry '%s': %s\n", o->geometry, msg);
 		return -FT_EXIT_USAGE;
 	}
 	hargv = harness_argv(sim, o, harness, algos, sizeof(algos));

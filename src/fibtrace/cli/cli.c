@@ -79,6 +79,7 @@ enum {
 	OPT_CACHESIM,
 	OPT_SIM_CACHE,
 	OPT_AS_ROOT,
+	OPT_HELP_ALL,
 };
 
 static const struct argp_option options[] = {
@@ -98,8 +99,7 @@ static const struct argp_option options[] = {
 	 "kretprobe link per function: a fast start where there is no multi), or auto (default: "
 	 "multi where the kernel has it, else kprobe; fentry for --compare)",
 	 1},
-	{"kprobe", OPT_KPROBE, NULL, 0,
-	 "Use kprobe/kretprobe instead of fentry/fexit (--attach kprobe)", 1},
+	{"kprobe", OPT_KPROBE, NULL, OPTION_HIDDEN, "--attach kprobe", 1},
 	{"no-compensate", OPT_NO_COMPENSATE, NULL, 0,
 	 "Report raw figures only: no calibration of fibtrace's own cost", 1},
 	{"no-symbol-cache", OPT_NO_SYMBOL_CACHE, NULL, 0,
@@ -127,10 +127,11 @@ static const struct argp_option options[] = {
 	 "build of the same library: no root, no PMU; =join also traces the reads in the kernel "
 	 "and puts each function's time beside its events",
 	 1},
-	{"sim-cache", OPT_SIM_CACHE, "GEOM", 0,
+	{"cache-geometry", OPT_SIM_CACHE, "GEOM", 0,
 	 "--cachesim's caches: I1=SIZE,ASSOC,LINE[:D1=...][:LL=...] (default I1 and D1 "
 	 "32768,8,64, LL 8388608,16,64) or host (Valgrind's choice from this CPU)",
 	 1},
+	{"sim-cache", OPT_SIM_CACHE, "GEOM", OPTION_ALIAS | OPTION_HIDDEN, NULL, 1},
 	{"duration", 'd', "SECONDS", 0, "Stop after SECONDS", 2},
 	{"interval", 'i', "SECONDS", 0, "Print a report every SECONDS (deltas)", 2},
 	{"as-root", OPT_AS_ROOT, NULL, 0,
@@ -143,8 +144,12 @@ static const struct argp_option options[] = {
 	 3},
 	{"hist-bits", OPT_HIST_BITS, "K", 0, "2^K linear sub-buckets per power of two (0..3)", 3},
 	{"linear", OPT_LINEAR, "MIN:MAX:STEP", 0, "Linear histogram buckets (ns)", 3},
-	{"json", 'j', NULL, 0, "Print one JSON document (its schema: fibtrace(8))", 4},
-	{"csv", OPT_CSV, NULL, 0, "Print CSV (functions, then per n)", 4},
+	{"format", OPT_FORMAT, "FORMAT", 0,
+	 "text (default), json (one document, its schema: fibtrace(8)), csv (functions, then per "
+	 "n), or with --compare benchfmt (Go benchmark lines)",
+	 4},
+	{"json", 'j', NULL, OPTION_HIDDEN, "--format json", 4},
+	{"csv", OPT_CSV, NULL, OPTION_HIDDEN, "--format csv", 4},
 	{"raw", OPT_RAW, NULL, 0, "JSON: include every read record", 4},
 	{"save-csv", OPT_SAVE_CSV, "FILE", 0,
 	 "Write the CSV report to FILE too (the report on stdout stays as chosen)", 4},
@@ -170,7 +175,8 @@ static const struct argp_option options[] = {
 	 "are counted as lost.records_dropped; a --sweep that needs more is refused",
 	 5},
 	{"verbose", 'v', NULL, 0, "libbpf messages, memory use", 5},
-	{NULL, 'h', NULL, OPTION_HIDDEN, "Give this help list (--help)", 5},
+	{"help", 'h', NULL, 0, "The options people use, examples first (-h)", 5},
+	{"help-all", OPT_HELP_ALL, NULL, 0, "Every option (this list)", 5},
 	{"compare", OPT_COMPARE, "algos|formats|builds", 0,
 	 "Compare algorithms (or dec/bin output, or two builds A.ko B.ko of fibdrv given after "
 	 "the options) against a baseline over --sweep",
@@ -192,8 +198,6 @@ static const struct argp_option options[] = {
 	 "total (default), compute, format, copy, oncpu (kernel), user (read syscall), counter "
 	 "(first -e event) or sim:EVENT (simulated, e.g. sim:Ir: --cachesim)",
 	 6},
-	{"format", OPT_FORMAT, "text|json|benchfmt", 0,
-	 "Compare output (benchfmt: Go benchmark lines)", 6},
 	{"rows", OPT_ROWS, "N", 0, "Group n into at most N table rows (default 30, 0: one per n)",
 	 6},
 	{"strict", OPT_STRICT, NULL, 0,
@@ -312,7 +316,7 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 		bool host;
 
 		if (ft_sim_geometry_parse(arg, g, &host, msg, sizeof(msg)))
-			return ft_cli_usage(state, "bad --sim-cache '%s': %s", arg, msg);
+			return ft_cli_usage(state, "bad --cache-geometry '%s': %s", arg, msg);
 		cli->sim_cache = arg;
 		break;
 	}
@@ -481,7 +485,12 @@ static error_t parse_misc(struct ft_cli *cli, int key, char *arg, struct argp_st
 	case 'v':
 		cli->verbose = true;
 		break;
-	case 'h': /* as --help: the list, exit 0 */
+	case 'h': /* one page: cli/help.c */
+		ft_cli_help(state->out_stream);
+		if (!(state->flags & ARGP_NO_EXIT))
+			exit(FT_EXIT_OK);
+		break;
+	case OPT_HELP_ALL: /* argp's list of every option */
 		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
 		break;
 	default:
@@ -509,6 +518,10 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
 		const struct argp_option *o;
 		const char *want;
 
+		if (key == OPT_FORMAT && arg && !strcmp(arg, "csv")) {
+			cli->csv = true; /* a trace's; --compare refuses it (cli_check.c) */
+			break;
+		}
 		if (key == OPT_METRIC && arg && !strncmp(arg, "sim:", 4)) {
 			cli->sim_metric = ft_sim_event_find(arg + 4);
 			if (cli->sim_metric < 0)

@@ -47,7 +47,7 @@ struct ft_cli {
 	struct ft_cmp_opts cmp;
 	struct ft_counters counters; /* -e, --require-counters */
 	int cachesim;		     /* --cachesim[=join]: FT_SIM_OFF, _ONLY, _JOIN */
-	const char *sim_cache;	     /* --sim-cache */
+	const char *sim_cache;	     /* --cache-geometry */
 	int sim_metric;		     /* --metric sim:EVENT: enum ft_sim_event; -1 */
 };
 
@@ -58,6 +58,9 @@ static inline enum ft_output ft_cli_output(const struct ft_cli *cli)
 {
 	return cli->json ? FT_OUT_JSON : cli->csv ? FT_OUT_CSV : FT_OUT_TEXT;
 }
+
+/* -h, --help: one page (help.c); --help-all is argp's list. */
+void ft_cli_help(FILE *f);
 
 /* The per-stage settings the options make: what session/ is given, not the options. */
 void ft_cli_watch_opts(const struct ft_cli *cli, struct ft_watch_opts *o);

@@ -63,7 +63,7 @@ static error_t check_builds(struct ft_cli *cli, struct argp_state *state)
 static int check_cachesim(struct ft_cli *cli, struct argp_state *state)
 {
 	if (cli->sim_cache && !cli->cachesim)
-		return ft_cli_usage(state, "--sim-cache needs --cachesim");
+		return ft_cli_usage(state, "--cache-geometry needs --cachesim");
 	if (!cli->cachesim)
 		return 0;
 	if (!cli->sweep)
@@ -83,7 +83,7 @@ static int check_cachesim(struct ft_cli *cli, struct argp_state *state)
 	    cli->off_cpu || cli->cpu >= 0 || cli->raw || cli->cmp.attribute)
 		return ft_cli_usage(
 			state, "--cachesim simulates in user space and traces nothing: it takes "
-			       "--sweep, --algo, --repeat, --sim-cache, --json, --csv, --plot, "
+			       "--sweep, --algo, --repeat, --cache-geometry, --json, --csv, --plot, "
 			       "--all (--cachesim=join also traces the reads in the kernel)");
 	return 0;
 }

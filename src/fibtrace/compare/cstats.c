@@ -85,7 +85,7 @@ const char *ft_cmp_set(struct ft_cmp_opts *o, const char *opt, const char *arg)
 		else if (!strcmp(arg, "benchfmt"))
 			o->output = FT_CMP_BENCHFMT;
 		else
-			return "text, json or benchfmt";
+			return "text, json, csv or benchfmt";
 		o->output_set = true;
 	} else if (!strcmp(opt, "metric")) {
 		for (i = 0; i < FT_METRIC_NR; i++)

@@ -71,8 +71,8 @@ void ft_sim_text_header(FILE *f, const struct ft_sim *sim)
 		sim->tool);
 	fprintf(f, "simulated caches (%s):",
 		sim->host_geometry ? "Valgrind's choice from this "
-				     "CPU, --sim-cache host"
-				   : "--sim-cache");
+				     "CPU, --cache-geometry host"
+				   : "--cache-geometry");
 	for (i = 0; i < 3; i++)
 		fprintf(f, "%s %s %s", i ? ";" : "", lvl[i], sim->cache[i]);
 	fprintf(f, "\nbranch predictor: Valgrind's (2-bit counters for conditional branches, a "
