@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Inside cli/: the options' keys and their table (options.c), for cli.c's parser. */
+#ifndef FIBTRACE_CLI_INT_H
+#define FIBTRACE_CLI_INT_H
+
+#include <argp.h>
+
+enum {
+	OPT_NO_HIST = 0x100,
+	OPT_HIST_BITS,
+	OPT_RAW,
+	OPT_DEVICE,
+	OPT_NO_DISCOVER,
+	OPT_LOAD,
+	OPT_LINEAR,
+	OPT_PLOT,
+	OPT_CSV,
+	OPT_KPROBE,
+	OPT_ATTACH,
+	OPT_REPEAT,
+	OPT_RINGBUF_SIZE,
+	OPT_COMPARE,
+	OPT_BASELINE,
+	OPT_OUTLIERS,
+	OPT_STRICT,
+	OPT_FAIL_ON_REGRESSION,
+	OPT_FORMAT,
+	OPT_METRIC,
+	OPT_ROWS,
+	OPT_LABELS,
+	OPT_SAVE_JSON,
+	OPT_SAVE_BENCHFMT,
+	OPT_SAVE_CSV,
+	OPT_ATTRIBUTE,
+	OPT_REQUIRE_COUNTERS,
+	OPT_NO_COMPENSATE,
+	OPT_NO_SYMBOL_CACHE,
+	OPT_MAXACTIVE,
+	OPT_TREE,
+	OPT_NO_TREE,
+	OPT_OFF_CPU,
+	OPT_TREE_N,
+	OPT_FOLDED,
+	OPT_FLAMEGRAPH,
+	OPT_ALL,
+	OPT_TRACE_OUT,
+	OPT_TRACE_READS,
+	OPT_MAX_RECORDS,
+	OPT_CACHESIM,
+	OPT_SIM_CACHE,
+	OPT_AS_ROOT,
+	OPT_HELP_ALL,
+};
+
+/* Every option, in --help-all's groups: argp's table. */
+extern const struct argp_option ft_cli_options[];
+
+#endif
