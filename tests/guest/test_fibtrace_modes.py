@@ -9,6 +9,7 @@ import fnmatch
 import json
 import os
 import re
+import selectors
 import subprocess
 import sys
 import tempfile
@@ -247,6 +248,32 @@ def no_fibdrv_glob():
               fs["fib_read"]["attach"] == "none", str({k: fs[k]["count"] for k in fs}))
 
 
+def report_before_detach():
+    """The text report is out before the probes go (issue 49): its last line is read
+    before stderr's 'probes detached in' line, written once the detach has ended; the
+    header does not claim a detach time it cannot know yet."""
+    p = subprocess.Popen([FIBTRACE, "--no-discover", "--sweep", "0:300:10"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sel = selectors.DefaultSelector()
+    sel.register(p.stdout, selectors.EVENT_READ, "out")
+    sel.register(p.stderr, selectors.EVENT_READ, "err")
+    out, last_out, detached, t0 = [], None, None, time.monotonic()
+    while sel.get_map() and time.monotonic() - t0 < 600:
+        for key, _ in sel.select(timeout=1):
+            line = key.fileobj.readline()
+            if not line:
+                sel.unregister(key.fileobj)
+            elif key.data == "out":
+                out.append(line)
+                last_out = time.monotonic()
+            elif "probes detached in" in line and detached is None:
+                detached = time.monotonic()
+    rc = p.wait(timeout=60)
+    check("report.before_detach", rc == 0 and last_out is not None and detached is not None
+          and last_out <= detached and not any("detached in" in ln for ln in out),
+          f"exit {rc}, last report line at {last_out}, detached at {detached}")
+
+
 def command_identity():
     """-- CMD under sudo runs as the user who ran sudo, --as-root keeps root, and a
     command that ignores SIGTERM ends 5 s after the probes are gone (issue 50)."""
@@ -359,6 +386,7 @@ def main():
     rc, out, err = run(["--no-discover", "--", "/bin/false"])
     check("exit.child_failed", rc == 7, f"exit {rc}")
     command_identity()
+    report_before_detach()
 
     globs()
     symbol_cache()

@@ -145,9 +145,13 @@ static void text_header(FILE *f, const struct ft_run *run)
 			snprintf(from, sizeof(from), "read from the %s", symbols);
 		fprintf(f,
 			"attach plan %s (%s): %d programs; started in %.2fs (discover %.2f with "
-			"symbols %s, load %.2f, attach %.2f, calibrate %.2f), detached in %.2fs\n",
+			"symbols %s, load %.2f, attach %.2f, calibrate %.2f)",
 			su->plan, su->reason, su->programs, su->total_s, su->discover_s, from,
-			su->load_s, su->attach_s, su->calibrate_s, su->detach_s);
+			su->load_s, su->attach_s, su->calibrate_s);
+		/* Printed before the detach (main.c): its time goes to stderr after it. */
+		if (su->detach_s >= 0)
+			fprintf(f, ", detached in %.2fs", su->detach_s);
+		fputc('\n', f);
 	}
 	text_overhead(f, run);
 }
