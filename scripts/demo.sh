@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make demo: boot a guest of the newest kernel, load fibdrv, and trace a sweep of reads with
-# fibtrace: the one-screen report (fib_read's histogram, whose count equals the
-# reads fibtrace issued, the read path, the call tree, the hottest functions,
-# the per-n table, the losses) and a flame graph.
+# fibtrace, two algorithms in turn: the one-screen report (fib_read's histogram,
+# whose count equals the reads fibtrace issued, the read path, the hottest
+# functions, the per-n table, the losses), the plot of time per read against n
+# per algorithm with compute/format/copy apart (build/vm/demo.png), and a flame
+# graph (build/vm/demo-flame.svg).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # The newest kernel line (6.12: kprobe.multi, so fibtrace starts and stops
@@ -11,6 +13,8 @@ kver=${DEMO_KVER:-$("$top/scripts/kernels.sh" | sort -V | tail -n 1)}
 [ -n "$kver" ] || { echo "demo: no kernel with image and headers installed (make deps)" >&2; exit 1; }
 sweep=${DEMO_SWEEP:-0:1000:10}
 repeat=${DEMO_REPEAT:-5}
+# The big-number addition loop against fast doubling with Karatsuba: two curves apart.
+algos=${DEMO_ALGOS:-bn-iter,bn-fdouble-karatsuba}
 # The guest's clock (scripts/vmaccel.sh): under software emulation it
 # counts instructions (QEMU icount), so the demo's figures are the same on
 # every host and every run; under KVM they are real time.
@@ -20,8 +24,9 @@ vm_choose "/boot/vmlinuz-$kver" || exit 2
 [ "$VM_HOW" = kvm ] && export VM_ACCEL=kvm || export VM_ACCEL=tcg
 echo "demo: booting $kver under QEMU ($VM_HOW, the clock counting $([ "$VM_CLOCK" = icount ] && echo instructions || echo real time)), then"
 echo "demo:   insmod build/$kver/fibdrv.ko"
-echo "demo:   build/fibtrace --sweep $sweep --repeat $repeat --flamegraph build/vm/demo-flame.svg"
+echo "demo:   build/fibtrace --sweep $sweep --repeat $repeat --algo $algos --plot build/vm/demo.png --flamegraph build/vm/demo-flame.svg"
 mkdir -p "$top/build/vm"
 exec "$top/scripts/vmtest.sh" "$kver" -- bash -c \
 	"insmod build/$kver/fibdrv.ko && build/fibtrace --sweep $sweep --repeat $repeat \
-	 --flamegraph build/vm/demo-flame.svg && echo 'demo: flame graph in build/vm/demo-flame.svg'"
+	 --algo $algos --plot build/vm/demo.png --flamegraph build/vm/demo-flame.svg &&
+	 echo 'demo: plot in build/vm/demo.png, flame graph in build/vm/demo-flame.svg'"
