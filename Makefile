@@ -174,7 +174,7 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
 	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
-	tests/host/test_help.py || st=1; \
+	tests/host/test_help.py || st=1; tests/host/test_bpf_sizes.py || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; \
 	scripts/layers.py --src src/fibtrace || st=1; tests/host/test_layers.sh || st=1; \

@@ -47,9 +47,21 @@ static __always_inline bool counters_read(__u32 cpu, struct bpf_perf_event_value
 }
 
 /* Entry of frame @d: last before the entry timestamp. */
-static __always_inline void counters_on_entry(struct ft_task *st, __u32 d)
+/* This task's counter state; created at a call's entry only (zeroed: ok 0 until written). */
+static __always_inline struct ft_task_cnt *task_cnt(bool create)
 {
-	struct ft_cnt_frame *cf = &st->cnt[d & (FT_STACK_DEPTH - 1)];
+	return bpf_task_storage_get(&task_cnts, bpf_get_current_task_btf(), 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+static __always_inline void counters_on_entry(__u32 d)
+{
+	struct ft_task_cnt *tc = task_cnt(true);
+	struct ft_cnt_frame *cf;
+
+	if (!tc)
+		return; /* its exit finds no entry values: counted there */
+	cf = &tc->cnt[d & (FT_STACK_DEPTH - 1)];
 
 	cf->csw = task_switches();
 	cf->cpu = bpf_get_smp_processor_id();
@@ -61,21 +73,29 @@ static __always_inline void counters_on_entry(struct ft_task *st, __u32 d)
  * the pairing holds (see fibtrace.h); otherwise the call is counted by reason
  * and as FT_LOST_COUNTERS. fib_read's deltas also go to its read record.
  */
-static __always_inline void counters_on_exit(struct ft_task *st, __u32 i, __u32 slot)
+static __always_inline void counters_on_exit(__u32 i, __u32 slot)
 {
-	struct ft_cnt_frame *cf = &st->cnt[i & (FT_STACK_DEPTH - 1)];
+	struct ft_task_cnt *tc = task_cnt(false);
+	struct ft_cnt_frame *cf = tc ? &tc->cnt[i & (FT_STACK_DEPTH - 1)] : NULL;
 	struct bpf_perf_event_value now[FT_MAX_EVENTS];
 	__u32 cpu = bpf_get_smp_processor_id(), status = FT_CNT_OK, e;
 	struct ft_cnt_stats *cs;
 
-	if (cf->cpu != cpu)
+	/*
+	 * A frame whose entry found no counter state (its allocation failed)
+	 * has ok 0: the state is created zeroed, and only this frame's entry
+	 * writes its depth while it is open.
+	 */
+	if (!cf)
+		status = FT_CNT_READ_FAILED;
+	else if (cf->cpu != cpu)
 		status = FT_CNT_MIGRATED;
 	else if (!counters_read(cpu, now) || !cf->ok)
 		status = FT_CNT_READ_FAILED;
 	else if (task_switches() != cf->csw)
 		status = FT_CNT_SWITCHED;
-	if (slot == FT_SLOT_READ)
-		st->read_cnt_status = status;
+	if (slot == FT_SLOT_READ && tc)
+		tc->read_cnt_status = status;
 	cs = bpf_map_lookup_elem(&cstats, &slot);
 	if (status != FT_CNT_OK) {
 		count_lost(FT_LOST_COUNTERS);
@@ -98,10 +118,10 @@ static __always_inline void counters_on_exit(struct ft_task *st, __u32 i, __u32 
 			cs->sum[e].enabled += de;
 			cs->sum[e].running += dr;
 		}
-		if (slot == FT_SLOT_READ) {
-			st->read_cnt[e].value = dv;
-			st->read_cnt[e].enabled = de;
-			st->read_cnt[e].running = dr;
+		if (slot == FT_SLOT_READ && tc) {
+			tc->read_cnt[e].value = dv;
+			tc->read_cnt[e].enabled = de;
+			tc->read_cnt[e].running = dr;
 		}
 	}
 }
@@ -113,22 +133,24 @@ static __always_inline __u64 counters_rec_size(void)
 }
 
 /* A reserved record holds whatever earlier records left there: write it all. */
-static __always_inline void counters_fill_rec(struct ft_task *st, struct ft_read_rec *r)
+static __always_inline void counters_fill_rec(struct ft_read_rec *r)
 {
+	struct ft_task_cnt *tc;
 	__u32 e;
 
 	r->cnt_pad = 0;
 	r->cnt_status = FT_CNT_NONE;
 	if (!nr_events)
 		return; /* a short record: no cnt[] */
-	r->cnt_status = st->read_cnt_status;
+	tc = task_cnt(false);
+	r->cnt_status = tc ? tc->read_cnt_status : FT_CNT_READ_FAILED;
 	__builtin_memset(r->cnt, 0, sizeof(r->cnt));
-	if (st->read_cnt_status != FT_CNT_OK)
+	if (!tc || tc->read_cnt_status != FT_CNT_OK)
 		return;
 	for (e = 0; e < FT_MAX_EVENTS; e++) {
 		if (e >= nr_events)
 			break;
-		r->cnt[e] = st->read_cnt[e];
+		r->cnt[e] = tc->read_cnt[e];
 	}
 }
 

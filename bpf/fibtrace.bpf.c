@@ -125,11 +125,6 @@ struct ft_task {
 	__u32 switches;	     /* cumulative */
 	__u32 read_switches; /* switches at fib_read's entry */
 	struct ft_frame stack[FT_STACK_DEPTH];
-	/* Counters (-e): entry values per frame, fib_read's deltas. */
-	struct ft_cnt_frame cnt[FT_STACK_DEPTH];
-	__u32 read_cnt_status;
-	__u32 read_cnt_pad;
-	struct ft_cnt_delta read_cnt[FT_MAX_EVENTS];
 	/* --attribute: this read's self time less tracing, per slot so far (bpf/fibtrace.h). */
 	struct ft_read_funcs read_self;
 	/* The call tree: 1 + the stack index of each slot's outermost open frame (tree.bpf.h). */
@@ -142,6 +137,25 @@ struct {
 	__type(key, int);
 	__type(value, struct ft_task);
 } tasks SEC(".maps");
+
+/*
+ * Counters (-e): entry values per frame, fib_read's deltas. Apart from
+ * struct ft_task, and created only when counting (counters.bpf.h): 13 KB a
+ * task that a run without -e never allocates.
+ */
+struct ft_task_cnt {
+	struct ft_cnt_frame cnt[FT_STACK_DEPTH];
+	__u32 read_cnt_status;
+	__u32 read_cnt_pad;
+	struct ft_cnt_delta read_cnt[FT_MAX_EVENTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ft_task_cnt);
+} task_cnts SEC(".maps");
 
 /* Indexed by slot; user space sizes it to the slots in use. */
 struct {
@@ -346,7 +360,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	tree_enter(st, d, slot);
 	st->depth = d + 1;
 	if (nr_events)
-		counters_on_entry(st, d);
+		counters_on_entry(d);
 	/* Last: the time spent above is not charged to the call. */
 	st->stack[d].start = bpf_ktime_get_ns();
 	return 0;
@@ -431,7 +445,7 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	if (trace_mode && st->in_read && st->tracing)
 		emit_call(slot, found, &c);
 	if (nr_events)
-		counters_on_exit(st, found, slot);
+		counters_on_exit(found, slot);
 	if (st->in_read)
 		read_stage(st, slot, &c, ret);
 	return 0;

@@ -56,7 +56,7 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	r->ret = ret;
 	r->tid = (__u32)bpf_get_current_pid_tgid();
 	r->cpu = bpf_get_smp_processor_id();
-	counters_fill_rec(st, r);
+	counters_fill_rec(r);
 	if (read_funcs) {
 		if (!nr_events)
 			__builtin_memset(r->cnt, 0, sizeof(r->cnt));
