@@ -241,8 +241,8 @@ static void print_slots(const struct ft_targets *tg)
  */
 static bool report_first(const struct ft_cli *cli, const struct ft_compare *cmp)
 {
-	return !cmp && ft_cli_output(cli) == FT_OUT_TEXT && !cli->cmp.save_json &&
-	       !cli->save_csv && cli->cachesim != FT_SIM_JOIN;
+	return !cmp && ft_cli_output(cli) == FT_OUT_TEXT && !cli->cmp.save_json && !cli->save_csv &&
+	       cli->cachesim != FT_SIM_JOIN;
 }
 
 /* The report and the files asked for: 0 or -(exit status). */
@@ -425,6 +425,38 @@ static int run_mode(const struct ft_cli *cli, struct ft_run *run, struct ft_buil
 	return err;
 }
 
+/*
+ * The run's counts read and reported, the probes detached (after a text
+ * report, before the others: report_first): @ret, or the first error.
+ */
+static int collect_and_report(struct ft_cli *cli, struct ft_run *run, struct ft_builds *bs,
+			      struct ft_compare *cmp, struct ft_watch *w, struct ft_sim *sim,
+			      int ret)
+{
+	int err;
+
+	if (cli->verbose)
+		ft_tracer_print_memory(bs->b[0].tr);
+	if (cli->interval) {
+		/* collects the last interval itself */
+		ft_watch_report(w, run, bs->b[0].tr);
+		return ft_report_flushed() && !ret ? -FT_EXIT_ERROR : ret;
+	}
+	ft_builds_collect(bs);
+	if (report_first(cli, cmp)) {
+		run->startup.detach_s = -1; /* not known yet: said on stderr below */
+		err = report(cli, run, cmp);
+		detach_tracers(bs);
+		fprintf(stderr, "fibtrace: probes detached in %.2fs\n", run->startup.detach_s);
+		return ret ? ret : err;
+	}
+	detach_tracers(bs);
+	if (cli->cachesim == FT_SIM_JOIN && (err = ft_sim_cli_join(cli, run, sim)))
+		return err;
+	err = report(cli, run, cmp);
+	return ret ? ret : err;
+}
+
 /* The run's description from the command line (what the reports print about it). */
 static void describe_run(const struct ft_cli *cli, struct ft_run *run, struct ft_timeline *tl)
 {
@@ -505,32 +537,7 @@ int main(int argc, char **argv)
 
 	/* Collect and report. */
 	run.seconds = ft_now_s() - t0;
-	if (cli.verbose)
-		ft_tracer_print_memory(builds.b[0].tr);
-	if (cli.interval) {
-		/* collects the last interval itself */
-		ft_watch_report(&watch, &run, builds.b[0].tr);
-		if (ft_report_flushed() && !ret)
-			ret = -FT_EXIT_ERROR;
-	} else if (report_first(&cli, cmp)) {
-		/* The text report as soon as the maps are read; the detach after it. */
-		ft_builds_collect(&builds);
-		run.startup.detach_s = -1; /* not known yet: said on stderr below */
-		err = report(&cli, &run, cmp);
-		if (err && !ret)
-			ret = err;
-		detach_tracers(&builds);
-		fprintf(stderr, "fibtrace: probes detached in %.2fs\n", run.startup.detach_s);
-	} else {
-		ft_builds_collect(&builds);
-		detach_tracers(&builds);
-		if (cli.cachesim == FT_SIM_JOIN && (err = ft_sim_cli_join(&cli, &run, &sim))) {
-			ret = err;
-			goto cleanup;
-		}
-		if ((err = report(&cli, &run, cmp)) && !ret)
-			ret = err;
-	}
+	ret = collect_and_report(&cli, &run, &builds, cmp, &watch, &sim, ret);
 
 cleanup:
 	ft_builds_close(&builds); /* tracers, calibration, the builds it loaded */

@@ -36,7 +36,6 @@ static const char doc[] =
 	"\v(exit statuses: see help_filter)";
 static const char args_doc[] = "[-- CMD ARGS...]\n--compare builds A.ko B.ko [B2.ko...]";
 
-
 /* Seconds: finite, above 0, at most a year. */
 static int parse_seconds(const char *arg, double *out)
 {
@@ -182,6 +181,18 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 					    FT_MAXACTIVE_MAX);
 		cli->maxactive = v;
 		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* Without --sweep: whose reads (-p, a command), for how long, as whom. */
+static error_t parse_watch(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
+{
+	uint64_t v;
+
+	switch (key) {
 	case 'p':
 		if (parse_u64(arg, &v) || !v || v > INT32_MAX)
 			return ft_cli_usage(state, "bad --pid '%s'", arg);
@@ -400,7 +411,7 @@ static char *help_filter(int key, const char *text, void *input)
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	static error_t (*const groups[])(struct ft_cli *, int, char *, struct argp_state *) = {
-		parse_sweep, parse_trace, parse_output, parse_misc, parse_compare,
+		parse_sweep, parse_trace, parse_watch, parse_output, parse_misc, parse_compare,
 	};
 	struct ft_cli *cli = state->input;
 	unsigned int g;
@@ -427,7 +438,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_flags)
 {
 	static const struct argp argp = {ft_cli_options, parse_arg,   args_doc, doc,
-					 NULL,	  help_filter, NULL};
+					 NULL,		 help_filter, NULL};
 
 	memset(cli, 0, sizeof(*cli));
 	cli->cmp = (struct ft_cmp_opts)FT_CMP_OPTS_INIT;
