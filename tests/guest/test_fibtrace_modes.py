@@ -249,29 +249,35 @@ def no_fibdrv_glob():
 
 
 def report_before_detach():
-    """The text report is out before the probes go (issue 49): its last line is read
-    before stderr's 'probes detached in' line, written once the detach has ended; the
+    """The text report is out before the probes go (issue 49): its last byte is
+    readable no later than stderr's 'probes detached in' line, written once the detach
+    has ended (every chunk read in one pass of select() gets that pass's time); the
     header does not claim a detach time it cannot know yet."""
     p = subprocess.Popen([FIBTRACE, "--no-discover", "--sweep", "0:300:10"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     sel = selectors.DefaultSelector()
     sel.register(p.stdout, selectors.EVENT_READ, "out")
     sel.register(p.stderr, selectors.EVENT_READ, "err")
-    out, last_out, detached, t0 = [], None, None, time.monotonic()
+    data = {"out": b"", "err": b""}
+    last_out, detached, t0 = None, None, time.monotonic()
     while sel.get_map() and time.monotonic() - t0 < 600:
-        for key, _ in sel.select(timeout=1):
-            line = key.fileobj.readline()
-            if not line:
+        ready = sel.select(timeout=1)
+        now = time.monotonic()
+        for key, _ in ready:
+            chunk = os.read(key.fileobj.fileno(), 65536)
+            if not chunk:
                 sel.unregister(key.fileobj)
-            elif key.data == "out":
-                out.append(line)
-                last_out = time.monotonic()
-            elif "probes detached in" in line and detached is None:
-                detached = time.monotonic()
+                continue
+            data[key.data] += chunk
+            if key.data == "out":
+                last_out = now
+            elif detached is None and b"probes detached in" in data["err"]:
+                detached = now
     rc = p.wait(timeout=60)
+    out = data["out"].decode(errors="replace")
     check("report.before_detach", rc == 0 and last_out is not None and detached is not None
-          and last_out <= detached and not any("detached in" in ln for ln in out),
-          f"exit {rc}, last report line at {last_out}, detached at {detached}")
+          and last_out <= detached and "detached in" not in out,
+          f"exit {rc}, last report bytes at {last_out}, detached at {detached}")
 
 
 def command_identity():
