@@ -12,9 +12,13 @@
 #   make unit-bn / bench-bn  build and run them
 BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 
-BN_SRCS := fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c \
-	fibdrv/bn_mul.c fibdrv/bn_ntt.c fibdrv/bn_ntt_mul.c fibdrv/bn_inv.c fibdrv/bn_div.c fibdrv/bn_conv.c fibdrv/bn_dec_dc.c \
-	fibdrv/bn_val.c \
+# By layer, bottom up (scripts/layers-fibdrv.sh checks that calls only go
+# down and that no two files call each other): the allocator, the limb
+# layer (GMP's mpn), the value layer (struct bn: GMP's mpz), the algorithms.
+BN_SRCS := fibdrv/bn_mem.c \
+	fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c fibdrv/bn_divexact.c \
+	fibdrv/bn_mul.c fibdrv/bn_ntt.c fibdrv/bn_ntt_mul.c fibdrv/bn_inv.c fibdrv/bn_div.c fibdrv/bn_dec.c \
+	fibdrv/bn_val.c fibdrv/bn_val_conv.c \
 	fibdrv/fib_algo.c fibdrv/fib_value.c
 BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_ntt_impl.h fibdrv/bn_x86.h \
 	fibdrv/bn_generic.h fibdrv/bn_aors_tmpl.h fibdrv/fib_algo.h fibdrv/fibdrv_uapi.h
