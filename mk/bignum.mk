@@ -10,6 +10,9 @@
 #   build/bench/bn_bench     benchmark against GMP -> bench/results/bn.json
 #   build/tests/fibcount     call counts of one read (the guest's nested-calls test)
 #   make unit-bn / bench-bn  build and run them
+#   make layers-fibdrv       no call cycle between fibdrv's files, no call up a
+#                            layer (scripts/layers-fibdrv.sh), in the user-space
+#                            objects and in each module built (part of make unit)
 BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 
 # By layer, bottom up (scripts/layers-fibdrv.sh checks that calls only go
@@ -49,10 +52,16 @@ $(BUILD)/bench/bn_bench: $(call obj,bench/bn_bench.c $(BN_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lgmp
 
-.PHONY: unit-bn bench-bn
+.PHONY: unit-bn bench-bn layers-fibdrv
 unit-bn: $(BUILD)/tests/unit_bn $(BUILD)/tests/unit_bn_asan
 	@st=0; $(BUILD)/tests/unit_bn || st=1; $(BUILD)/tests/unit_bn_asan || st=1; exit $$st
 
 bench-bn: $(BUILD)/bench/bn_bench
 	@mkdir -p bench/results
 	@$(BUILD)/bench/bn_bench --json bench/results/bn.json
+
+layers-fibdrv: $(call obj,$(BN_SRCS))
+	@st=0; scripts/layers-fibdrv.sh $(BUILD)/obj/fibdrv || st=1; \
+	for k in $(KERNELS); do \
+		[ ! -d $(BUILD)/$$k/kmod ] || scripts/layers-fibdrv.sh $(BUILD)/$$k/kmod || st=1; \
+	done; exit $$st

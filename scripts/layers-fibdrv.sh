@@ -9,7 +9,7 @@
 #           fibdrv_main.o too)
 #   SRCDIR  the sources (default fibdrv/): only OBJDIR's X.o whose X.c is
 #           there are read, so objects of renamed or removed files left in
-#           OBJDIR do not count (named on stderr)
+#           OBJDIR do not count (the PASS line says how many)
 #
 # An object's undefined symbols (nm: U) that another object defines are its
 # calls (or data references) into that file: an edge A.o -> B.o. Two checks:
@@ -23,8 +23,9 @@
 #             3 fib    fib_*.o, fibdrv_main.o: the algorithms and the device
 #           an object named otherwise is layer 3.
 #
-# Prints "PASS layers.fibdrv (N objects, E edges)" or a FAIL line per
-# finding; exit 0, 1 on any finding, 2 on a usage error or no objects.
+# Prints "PASS layers.fibdrv[.KVER] (OBJDIR: N objects, E edges, ...)" or a FAIL
+# line per finding (the edges of a cycle indented under it); exit 0, 1 on
+# any finding, 2 on a usage error or no objects.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 objdir=${1:-$top/build/obj/fibdrv}
@@ -39,11 +40,8 @@ syms=$(
 		[ -e "$o" ] || continue
 		b=$(basename "$o" .o)
 		if [ ! -f "$srcdir/$b.c" ]; then
-			case $b in
-			*.mod) ;; # kbuild's generated module info
-			"$(basename "$(dirname "$o")")" | fibdrv) ;; # the linked module
-			*) echo "layers-fibdrv: $o: no $srcdir/$b.c, not read" >&2 ;;
-			esac
+			# kbuild's module info, the linked module, or a stale object
+			case $b in *.mod | fibdrv) ;; *) echo "stale $b.o -" ;; esac
 			continue
 		fi
 		nm -P "$o" | awk -v o="$b.o" '
@@ -57,13 +55,24 @@ py=$(cat <<'PY'
 import sys
 
 defs, uses, objs = {}, {}, set()
+# the checks' name: layers.fibdrv, layers.fibdrv.KVER for kbuild's objects (build/KVER/kmod)
+parts = sys.argv[1].rstrip("/").split("/")
+name = "layers.fibdrv" + (f".{parts[-2]}" if len(parts) > 1 and parts[-1] == "kmod" else "")
+stale = []
 for line in sys.stdin:
     o, kind, sym = line.split()
+    if o == "stale":
+        stale.append(kind)
+        continue
     objs.add(o)
     if kind == "D":
         defs[sym] = o
     else:
         uses.setdefault(o, set()).add(sym)
+
+if not objs:
+    print(f"layers-fibdrv: no objects of the sources in {sys.argv[1]}", file=sys.stderr)
+    sys.exit(2)
 
 # edges[a][b] = the symbols a uses that b defines
 edges = {o: {} for o in objs}
@@ -147,7 +156,7 @@ for comp in comps:
         path.append(prev[path[-1]])
     path.reverse()
     path.append(start)
-    fails.append(f"FAIL layers.fibdrv.cycle: {' -> '.join(path)}")
+    fails.append(f"FAIL {name}.cycle: {' -> '.join(path)}")
     for a, b in zip(path, path[1:]):
         fails.append(f"  edge {edge(a, b)}")
     # every edge between two objects of the component is on some cycle
@@ -162,13 +171,15 @@ for a in sorted(objs):
     for b in sorted(edges[a]):
         (la, na), (lb, nb) = layer(a), layer(b)
         if la < lb:
-            fails.append(f"FAIL layers.fibdrv.layer: {na} -> {nb}: {edge(a, b)}")
+            fails.append(f"FAIL {name}.layer: {na} -> {nb}: {edge(a, b)}")
 
 nedges = sum(len(e) for e in edges.values())
 if fails:
     print("\n".join(fails))
     sys.exit(1)
-print(f"PASS layers.fibdrv ({len(objs)} objects, {nedges} edges, no cycle, layers alloc < limb < value < fib)")
+skipped = f", {len(stale)} stale object(s) without a source skipped: {' '.join(stale)}" if stale else ""
+print(f"PASS {name} ({sys.argv[1]}: {len(objs)} objects, {nedges} edges, no cycle,"
+      f" calls only down alloc < limb < value < fib{skipped})")
 PY
 )
-python3 -c "$py" <<<"$syms"
+python3 -c "$py" "${objdir#"$top"/}" <<<"$syms"
