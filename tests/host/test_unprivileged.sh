@@ -35,9 +35,13 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 	who=nobody
 	as=(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups --)
+	path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin # not root's
+	home= # nobody's is /nonexistent: one in the copy
 else
 	who=$(id -un)
 	as=()
+	path=$PATH # where this user's tools are (vng from pip --user, say)
+	home=$HOME
 fi
 kver=$(scripts/kernels.sh | sort -V | tail -n 1)
 guests=$(pgrep -c qemu-system)
@@ -51,8 +55,7 @@ elif ! "${as[@]}" test -r "/boot/vmlinuz-$kver"; then
 	skip unpriv.demo "$who cannot read /boot/vmlinuz-$kver (the guest's kernel image)"
 	exit 0
 fi
-if ! out=$("${as[@]}" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	scripts/deps.sh 2>&1); then
+if ! out=$("${as[@]}" env -i PATH="$path" scripts/deps.sh 2>&1); then
 	skip unpriv.demo "make deps fails for $who (not everything installed: tests/host/test_deps.py says what): $(tail -n 1 <<<"$out")"
 	exit 0
 fi
@@ -64,8 +67,7 @@ rm -rf "$work"
 mkdir -p "$tree/build" "$work/home"
 trap 'rm -rf "$work"' EXIT
 # A clean environment: none of this make's (MAKEFLAGS, its jobserver) or root's.
-userenv=(env -i HOME="$work/home" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-	LANG=C.UTF-8 TERM=dumb ${VM_ACCEL:+VM_ACCEL=$VM_ACCEL} ${VM_CLOCK:+VM_CLOCK=$VM_CLOCK})
+userenv=(env -i HOME="${home:-$work/home}" PATH="$path" LANG=C.UTF-8 TERM=dumb ${VM_ACCEL:+VM_ACCEL=$VM_ACCEL} ${VM_CLOCK:+VM_CLOCK=$VM_CLOCK})
 run_as() { # CMD...: in the copy, as $who
 	(cd "$tree" && "${as[@]}" "${userenv[@]}" "$@")
 }
