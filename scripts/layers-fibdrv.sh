@@ -14,8 +14,10 @@
 # An object's undefined symbols (nm: U) that another object defines are its
 # calls (or data references) into that file: an edge A.o -> B.o. Two checks:
 #
-#   cycle   a cycle of edges (strongly connected objects): each edge of one
-#           cycle is printed with the symbols it stands for;
+#   cycle   objects that reach each other through edges (a strongly
+#           connected group): one cycle through them, each edge with the
+#           symbols it stands for, then the group's other edges (each on
+#           some cycle too);
 #   layer   a call from a lower layer into a higher one, the layers by name:
 #             0 alloc  bn_mem.o          the allocator, under both layers
 #             1 limb   bn_*.o (not 0, 2) limb arrays (GMP's mpn)
