@@ -168,7 +168,11 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 # test_deps.py (make deps as nobody, off Debian 12), test_ci.py (the GitHub
 # workflows: actionlint, their steps run here) and test_build_module.py
 # (build-module.sh's errors) need no kernel either; test_vmaccel.sh checks
-# how scripts/vmaccel.sh chooses KVM or emulation, and the clock, here.
+# how scripts/vmaccel.sh chooses KVM or emulation, and the clock, here;
+# test_layers_fibdrv.sh that scripts/layers-fibdrv.sh (make layers-fibdrv:
+# no call cycle between fibdrv's files, none up a layer) fails where it should;
+# test_unprivileged.sh runs a short make demo as nobody (a guest booted
+# unprivileged; skipped while another guest runs).
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUILD)/fibcalc \
 	$(BUILD)/fibclient
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
@@ -176,9 +180,11 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_help.py || st=1; tests/host/test_bpf_sizes.py || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
-	tests/host/test_vmaccel.sh || st=1; \
+	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
 	scripts/layers.py --src src/fibtrace || st=1; tests/host/test_layers.sh || st=1; \
+	tests/host/test_unprivileged.sh || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; \
+	$(MAKE) --no-print-directory layers-fibdrv || st=1; \
 	$(MAKE) --no-print-directory check-core || st=1; exit $$st
 
 # No function fibtrace traces by default is also inlined or cloned somewhere

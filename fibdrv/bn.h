@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * bn.h - big-number library of fibdrv, layered like GMP:
+ * bn.h - big-number library of fibdrv, layered like GMP (a file of a layer
+ * calls only into its own layer or those below; scripts/layers-fibdrv.sh):
  *
- *   1. limb primitives (bn_add_n, bn_mul_basecase, bn_sqr_toom3, ...):
- *      arrays of u64 limbs, least significant first, explicit lengths,
- *      caller-provided scratch, never allocate, never fail;
- *   2. struct bn, a value that owns its limbs (bn_init, bn_reserve, ...);
- *      all allocation goes through bn_mem_alloc()/bn_mem_free();
- *   3. conversions (decimal, binary) and division by a multi-limb number,
- *      which may allocate and may fail.
+ *   0. the allocator (bn_mem.c): every allocation of the library goes
+ *      through bn_mem_alloc()/bn_mem_free();
+ *   1. the limb layer (GMP's mpn): arrays of u64 limbs, least significant
+ *      first, explicit lengths. Its primitives (bn_add_n, bn_mul_basecase,
+ *      bn_sqr_toom3, ...) take caller-provided scratch, never allocate,
+ *      never fail; division by a multi-limb number and the conversion to
+ *      decimal (below, "conversions") may allocate and may fail;
+ *   2. struct bn, a value that owns its limbs (bn_init, bn_reserve, ...),
+ *      and its conversions (bn_from_dec, binary).
  *
  * Functions that can fail return 0 (or a non-negative size) on success and
  * a negative errno (-ENOMEM, -EINTR, -EINVAL, -ENOSPC, ...) on failure.
@@ -73,6 +76,20 @@
 #endif
 #ifndef BN_DEC_CHAIN_PARTS
 #define BN_DEC_CHAIN_PARTS 4
+#endif
+
+/* ---- layer 0: the allocator (bn_mem.c) ------------------------------ */
+
+/* The single allocation policy: kvmalloc in the kernel, malloc outside. */
+void *bn_mem_alloc(size_t bytes);
+void bn_mem_free(void *p);
+u64 *bn_limbs_alloc(size_t n); /* NULL on overflow or out of memory */
+/* live and peak bytes (zero without BN_MEM_ACCOUNTING, i.e. in the kernel) */
+void bn_mem_stats(size_t *cur, size_t *peak);
+void bn_mem_reset_peak(void);
+#if BN_MEM_ACCOUNTING
+/* tests: make the allocation after the next 'allocations' ones fail (-1: off) */
+void bn_mem_fail_after(long allocations);
 #endif
 
 /* ---- layer 1: limb primitives -------------------------------------- */
@@ -182,18 +199,6 @@ struct bn {
 #define BN_INIT { NULL, 0, 0 }
 /* clang-format on */
 
-/* The single allocation policy: kvmalloc in the kernel, malloc outside. */
-void *bn_mem_alloc(size_t bytes);
-void bn_mem_free(void *p);
-u64 *bn_limbs_alloc(size_t n); /* NULL on overflow or out of memory */
-/* live and peak bytes (zero without BN_MEM_ACCOUNTING, i.e. in the kernel) */
-void bn_mem_stats(size_t *cur, size_t *peak);
-void bn_mem_reset_peak(void);
-#if BN_MEM_ACCOUNTING
-/* tests: make the allocation after the next 'allocations' ones fail (-1: off) */
-void bn_mem_fail_after(long allocations);
-#endif
-
 int bn_init(struct bn *x, size_t cap);
 void bn_release(struct bn *x);		  /* frees, leaves x == BN_INIT */
 int bn_reserve(struct bn *x, size_t cap); /* keeps the value */
@@ -207,7 +212,11 @@ int bn_sub_val(struct bn *r, const struct bn *a, const struct bn *b);
 int bn_mul_val(struct bn *r, const struct bn *a, const struct bn *b);
 int bn_sqr_val(struct bn *r, const struct bn *a);
 
-/* ---- layer 3: conversions ------------------------------------------- */
+/*
+ * ---- conversions and division, which may allocate ----------------------
+ * limbs to decimal: bn_dec.c (layer 1); struct bn from decimal and binary:
+ * bn_val_conv.c (layer 2); division and inverse: bn_div.c, bn_inv.c (layer 1)
+ */
 
 /* upper bound of the decimal digits of an n-limb number (>= 1) */
 size_t bn_dec_bound(size_t n);

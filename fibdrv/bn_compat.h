@@ -5,13 +5,14 @@
  * library that tests __KERNEL__ (fibdrv_uapi.h, which fib_algo.h includes
  * for the format constants, picks its own ioctl headers).  It decides:
  *
- *   - the types (u64, s64, u32, u8) and likely(), unlikely(), noinline;
+ *   - the types (u64, s64, u32, u8) and likely(), unlikely(), noinline,
+ *     __noipa (the kernel's, from compiler_attributes.h);
  *   - the system allocator: kvmalloc/kvfree or malloc/free;
  *   - bn_should_stop(): bn_resched() + fatal_signal_pending(), or 0;
  *   - bn_resched(): cond_resched_tasks_rcu_qs() alone, inside one
  *     product, or nothing;
  *   - bn_cpu_has_mulx_adx(): the BMI2+ADX check (boot_cpu_has or cpuid);
- *   - BN_MEM_ACCOUNTING: 1 in user space, where bn_val.c counts the live
+ *   - BN_MEM_ACCOUNTING: 1 in user space, where bn_mem.c counts the live
  *     bytes (bn_mem_stats) and tests can make an allocation fail
  *     (bn_mem_fail_after); 0 in the kernel, where allocation goes straight
  *     to kvmalloc and the statistics are zero.
@@ -99,6 +100,17 @@ typedef unsigned char u8;
 #endif
 #ifndef noinline
 #define noinline __attribute__((noinline))
+#endif
+/* as the kernel's compiler_attributes.h: nothing where the compiler lacks it (clang) */
+#ifndef __noipa
+#if defined(__has_attribute)
+#if __has_attribute(__noipa__)
+#define __noipa __attribute__((__noipa__))
+#endif
+#endif
+#endif
+#ifndef __noipa
+#define __noipa
 #endif
 
 #define BN_MEM_ACCOUNTING 1

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * bn_div.c - division: by a single limb (bn_divrem_1, with a precomputed
- * inverse), exact division by 3 and 5 (Toom interpolation) and Barrett
- * division (bn_divrem, and bn_divrem_with for the divisors that bn_conv.c
- * prepares once and reuses; their inverses are bn_inv.c's).
+ * inverse) and Barrett division (bn_divrem, and bn_divrem_with for the
+ * divisors that bn_dec.c prepares once and reuses; their inverses are
+ * bn_inv.c's). Exact division by 3 and 5 is bn_divexact.c's, scratch
+ * comes from bn_mem.c.
  */
 #include "bn_impl.h"
 
@@ -42,50 +43,6 @@ noinline u64 bn_divrem_1(u64 *q, const u64 *a, size_t n, u64 d)
 			q[i] = qi;
 	}
 	return r >> s;
-}
-
-/*
- * r = a / d for a d dividing both a and B - 1 (3 and 5 do): with
- * m = (B - 1) / d, -m is d's inverse modulo B, so the quotient's limbs
- * come out of a running h = -(what is still owed) m: q[i] = h - lo(a[i] m),
- * then h = q[i] - hi(a[i] m) - borrow (GMP's bdiv_dbm1c).  Unlike a
- * Hensel loop through q[i] * d, the products do not depend on each other:
- * the only chain is a subtract-with-borrow.  Two limbs per iteration: 2.4
- * ns a limb for the Hensel loop, 0.86 for this one (mpn_divexact_by3 0.72;
- * 300 limbs, Zen 4).  Exact for two's complement a as well (a times d^-1 mod B^n).
- */
-static __always_inline u64 dbm1_limb(u64 *r, u64 h, u64 a, u64 m)
-{
-	bn_u128 p = (bn_u128)a * m;
-	u64 borrow = __builtin_sub_overflow(h, (u64)p, &h);
-
-	*r = h;
-	return h - (u64)(p >> 64) - borrow;
-}
-
-static __always_inline void divexact_dbm1(u64 *r, const u64 *a, size_t n, u64 m)
-{
-	u64 h = 0;
-	size_t i;
-
-	for (i = 0; i + 2 <= n; i += 2) {
-		u64 a0 = a[i], a1 = a[i + 1]; /* both read before r (maybe a) is written */
-
-		h = dbm1_limb(r + i, h, a0, m);
-		h = dbm1_limb(r + i + 1, h, a1, m);
-	}
-	if (i < n)
-		dbm1_limb(r + i, h, a[i], m);
-}
-
-noinline void bn_divexact_by3(u64 *r, const u64 *a, size_t n)
-{
-	divexact_dbm1(r, a, n, ~0ULL / 3);
-}
-
-noinline void bn_divexact_by5(u64 *r, const u64 *a, size_t n)
-{
-	divexact_dbm1(r, a, n, ~0ULL / 5);
 }
 
 /* ---- Barrett division ---------------------------------------------------- */

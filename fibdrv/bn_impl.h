@@ -2,8 +2,9 @@
 /*
  * bn_impl.h - private to the bn_*.c files (as gmp-impl.h is to GMP):
  * the machine-specific layer, single-limb division, the inline forms of a
- * few small exported functions, and the Barrett divisor that bn_div.c
- * builds and bn_conv.c reuses.  Users of the library include bn.h only.
+ * few small exported functions, and the Barrett divisor that bn_inv.c
+ * builds, bn_div.c divides by and bn_dec.c reuses.  Users of the library
+ * include bn.h only.
  */
 #ifndef FIBDRV_BN_IMPL_H
 #define FIBDRV_BN_IMPL_H
@@ -338,7 +339,7 @@ static inline u64 bn_shifted_limb(const u64 *x, size_t xn, long j, unsigned int 
 
 /*
  * Barrett division (bn_div.c) by a divisor prepared once: the D&C decimal
- * conversion (bn_conv.c) divides by each power of 10^19 many times.
+ * conversion (bn_dec.c) divides by each power of 10^19 many times.
  */
 struct bn_divisor {
 	const u64 *d; /* the divisor as given (not owned) */
@@ -421,7 +422,7 @@ size_t bn_divrem_long_itch(size_t T, size_t dn, size_t xn);
 int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
 		       u64 *mem);
 
-/* ---- decimal conversion (bn_conv.c), shared with the D&C one (bn_dec_dc.c) ---- */
+/* ---- decimal conversion (bn_dec.c; 10^19 also bn_val_conv.c's bn_from_dec) ---- */
 
 #define BN_P19 10000000000000000000ULL /* 10^19, top bit set */
 

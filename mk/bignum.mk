@@ -10,11 +10,18 @@
 #   build/bench/bn_bench     benchmark against GMP -> bench/results/bn.json
 #   build/tests/fibcount     call counts of one read (the guest's nested-calls test)
 #   make unit-bn / bench-bn  build and run them
+#   make layers-fibdrv       no call cycle between fibdrv's files, no call up a
+#                            layer (scripts/layers-fibdrv.sh), in the user-space
+#                            objects and in each module built (part of make unit)
 BN_SAN_FLAGS ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 
-BN_SRCS := fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c \
-	fibdrv/bn_mul.c fibdrv/bn_ntt.c fibdrv/bn_ntt_mul.c fibdrv/bn_inv.c fibdrv/bn_div.c fibdrv/bn_conv.c fibdrv/bn_dec_dc.c \
-	fibdrv/bn_val.c \
+# By layer, bottom up (scripts/layers-fibdrv.sh checks that calls only go
+# down and that no two files call each other): the allocator, the limb
+# layer (GMP's mpn), the value layer (struct bn: GMP's mpz), the algorithms.
+BN_SRCS := fibdrv/bn_mem.c \
+	fibdrv/bn_aors.c fibdrv/bn_shift.c fibdrv/bn_cmp.c fibdrv/bn_mul_1.c fibdrv/bn_divexact.c \
+	fibdrv/bn_mul.c fibdrv/bn_ntt.c fibdrv/bn_ntt_mul.c fibdrv/bn_inv.c fibdrv/bn_div.c fibdrv/bn_dec.c \
+	fibdrv/bn_val.c fibdrv/bn_val_conv.c \
 	fibdrv/fib_algo.c fibdrv/fib_value.c
 BN_HDRS := fibdrv/bn_compat.h fibdrv/bn.h fibdrv/bn_impl.h fibdrv/bn_ntt_impl.h fibdrv/bn_x86.h \
 	fibdrv/bn_generic.h fibdrv/bn_aors_tmpl.h fibdrv/fib_algo.h fibdrv/fibdrv_uapi.h
@@ -45,10 +52,16 @@ $(BUILD)/bench/bn_bench: $(call obj,bench/bn_bench.c $(BN_SRCS))
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lgmp
 
-.PHONY: unit-bn bench-bn
+.PHONY: unit-bn bench-bn layers-fibdrv
 unit-bn: $(BUILD)/tests/unit_bn $(BUILD)/tests/unit_bn_asan
 	@st=0; $(BUILD)/tests/unit_bn || st=1; $(BUILD)/tests/unit_bn_asan || st=1; exit $$st
 
 bench-bn: $(BUILD)/bench/bn_bench
 	@mkdir -p bench/results
 	@$(BUILD)/bench/bn_bench --json bench/results/bn.json
+
+layers-fibdrv: $(call obj,$(BN_SRCS))
+	@st=0; scripts/layers-fibdrv.sh $(BUILD)/obj/fibdrv || st=1; \
+	for k in $(KERNELS); do \
+		[ ! -d $(BUILD)/$$k/kmod ] || scripts/layers-fibdrv.sh $(BUILD)/$$k/kmod || st=1; \
+	done; exit $$st

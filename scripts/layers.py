@@ -5,7 +5,7 @@ on the built objects and the sources.
 
   scripts/layers.py [--obj DIR] [--src DIR]... [--graph]
 
-For each source tree (default: src/fibtrace and fibdrv's library), an edge
+For src/fibtrace (fibdrv's library has scripts/layers-fibdrv.sh), an edge
 A -> B means that A.c calls a function or uses a variable B.c defines (from
 `nm` of their objects in DIR: A's undefined symbols, B's defined ones) or that
 A includes a header of B's folder (from the sources). It fails on:
@@ -14,8 +14,7 @@ A includes a header of B's folder (from the sources). It fails on:
     folder's callers are above it, never below;
   - libbpf's program, link, map or ring-buffer API outside tracer/, its BTF
     API outside discover/ and tracer/, the skeleton outside tracer/;
-  - a header of cli/ included outside cli/ and main.c;
-  - fibdrv's limb layer (bn_*.c) calling its value layer (bn_val.c, fib_*.c).
+  - a header of cli/ included outside cli/ and main.c.
 Exit 0 and one PASS line, or 1 and one FAIL line per breach.
 """
 import argparse
@@ -25,10 +24,8 @@ import subprocess
 import sys
 
 TOP = "src/fibtrace"
-BN = "fibdrv"
 LIBBPF_PROG = re.compile(r"^(bpf_|libbpf_|ring_buffer__|perf_buffer__)")
 LIBBPF_BTF = re.compile(r"^btf__")
-BN_VALUE = {"bn_val.c", "fib_algo.c", "fib_value.c"}
 
 
 def nm(obj, flag):
@@ -163,13 +160,6 @@ def check_tree(objdir, srcdir, fails):
         return 0
     edges, undef = call_edges(objs)
     report_cycles("file", cycles(objs, edges), edges, fails)
-    if srcdir == BN:
-        for (a, b), syms in sorted(edges.items()):
-            la, lb = os.path.basename(a), os.path.basename(b)
-            if la not in BN_VALUE and lb in BN_VALUE:
-                fails.append("limb layer calls value layer: %s -> %s (%s)" %
-                             (a, b, ", ".join(syms)))
-        return len(objs)
     fedges = {}
     for (a, b), syms in edges.items():
         fa, fb = folder(a), folder(b)
@@ -222,7 +212,7 @@ def main():
     global GRAPH
     GRAPH = args.graph
     fails, counted = [], []
-    for srcdir in args.src or [TOP, BN]:
+    for srcdir in args.src or [TOP]:
         counted.append("%s: %d files" % (srcdir, check_tree(args.obj, srcdir, fails)))
     for f in fails:
         print("FAIL layers: " + f)

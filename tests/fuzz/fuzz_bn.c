@@ -282,7 +282,7 @@ static void fuzz_divrem(const struct operands *o, mpz_t za, mpz_t zb)
 	r = calloc(dn, sizeof(u64));
 	CHECK(q && r);
 	ret = bn_divrem(q, r, o->a, o->an, o->b, dn);
-	/* Its domain (bn_dec.c): x < B^(2 dn) with a quotient of at most dn limbs. */
+	/* Its domain (bn_div.c): x < B^(2 dn) with a quotient of at most dn limbs. */
 	if (o->an > 2 * dn || (dn > 1 && o->an == 2 * dn && bn_cmp_n(o->a + dn, o->b, dn) >= 0)) {
 		CHECK(ret == -EINVAL);
 		goto out;

@@ -164,7 +164,7 @@ static void check_divisor_chain(void)
 		memmove(p[k], p[k] + w, (pn[k] - w) * 8);
 		pn[k] -= w;
 		pz[k] = 2 * pz[k - 1] + w;
-		/* as bn_conv.c keeps them: p[k]'s own size, padded to the power's from the NTT's */
+		/* as bn_dec.c keeps them: p[k]'s own size, padded to the power's from the NTT's */
 		T = pn[k] < BN_MUL_NTT_THRESHOLD ? pn[k] : pn[k] + pz[k];
 		sh = (long)(T - pn[k]) - 2L * (long)(dv[k - 1].T - pn[k - 1]) - (long)w;
 		if (k > 1 ? bn_divisor_init_sq(&dv[k], p[k], pn[k], T, sh, &dv[k - 1])
