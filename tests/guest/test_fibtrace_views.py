@@ -24,9 +24,11 @@ Runs as root with fibdrv loaded.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gtest import check, skip  # noqa: E402
@@ -184,6 +186,33 @@ def test_text():
           f"{len(lines)} lines:\n" + p.stdout[-800:])
 
 
+def demo_report():
+    """The demo's command (make demo: two algorithms, the full default set; one round
+    here) prints at most 50 lines of at most 100 columns; --all still prints every
+    per-n row and every function the JSON has (issue 49)."""
+    algos = "bn-iter,bn-fdouble-karatsuba"
+    p = fibtrace("report.demo", ["--sweep", "0:1000:10", "--algo", algos])
+    if p:
+        lines = p.stdout.splitlines()
+        wide = max((len(ln) for ln in lines), default=0)
+        check("report.demo.budget", len(lines) <= 50 and wide <= 100,
+              f"{len(lines)} lines, {wide} columns:\n" + p.stdout[-1500:])
+    with tempfile.TemporaryDirectory() as tmp:
+        sj = os.path.join(tmp, "all.json")
+        p = fibtrace("report.all", ["--all", "--sweep", "0:300:10", "--algo", algos,
+                                    "--save-json", sj])
+        if not p:
+            return
+        doc = json.load(open(sj))
+    rows = re.findall(r"^(bn-\S+)\s+(\d+)\s", p.stdout, re.M)
+    want = {(r["algo"], str(r["n"])) for r in doc["per_n"]}
+    check("report.all.every_row", set(rows) >= want and len(want) == 62,
+          f"{len(set(rows))} rows printed, {len(want)} in the JSON")
+    names = {f["name"] for f in doc["functions"] if f["count"]}
+    missing = sorted(n for n in names if not re.search(rf"^{re.escape(n)}\s", p.stdout, re.M))
+    check("report.all.every_function", not missing, str(missing[:5]))
+
+
 def nesting_errors(events):
     """Slices that do not nest inside the enclosing slice of their thread."""
     bad = []
@@ -259,6 +288,7 @@ def main():
     test_flamegraph_tmpdir()
     test_tree_n()
     test_text()
+    demo_report()
     test_timeline()
 
 

@@ -217,10 +217,37 @@ static char *render(struct ft_run *run, int kind)
 		ft_report_json(f, run, NULL, NULL);
 	else if (kind == 1)
 		ft_report_json(f, run, extra_section, NULL);
+	else if (kind == 3)
+		ft_report_text(f, run, FT_HISTS_READ);
 	else
 		ft_report_text(f, run, FT_HISTS_ALL);
 	fclose(f);
 	return text;
+}
+
+static size_t text_lines(const char *t)
+{
+	size_t n = 0;
+
+	for (; *t; t++)
+		n += *t == '\n';
+	return n;
+}
+
+/* The widest line, in characters (the ± sign counts once). */
+static size_t text_width(const char *t)
+{
+	size_t w = 0, max = 0;
+
+	for (; *t; t++) {
+		if (*t == '\n') {
+			max = w > max ? w : max;
+			w = 0;
+		} else if (((unsigned char)*t & 0xc0) != 0x80) {
+			w++;
+		}
+	}
+	return max;
 }
 
 static void test_reports(struct ft_run *run)
@@ -237,6 +264,11 @@ static void test_reports(struct ft_run *run)
 	      strstr(t, "fib_read per n (exact, from 5 read records") && strstr(t, "250ns"));
 	check("text.lost",
 	      strstr(t, "\nlost: nothing (every loss counter 0) recursion_misses 0") != NULL);
+	free(t);
+	t = render(run, 3);
+	check("text.default.budget", text_lines(t) <= 50 && text_width(t) <= 100);
+	check("text.default.header",
+	      !strncmp(t, "fibtrace: kernel test, clock ", 29) && strstr(t, "\nthe read path:\n"));
 	run->all = true;
 	free(t);
 	t = render(run, 2);

@@ -115,6 +115,41 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 			text_cost(f, m, &o->mode[m], &o->ctx);
 }
 
+/*
+ * The default header, three lines: the kernel and the clock; what was traced
+ * and driven; what the * figures subtract. --all prints the long one.
+ */
+static void text_header_short(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	const struct ft_overhead *o = &run->overhead;
+	const struct ft_cost *k = NULL;
+	char a[32], b[32];
+	int m;
+
+	fprintf(f, "fibtrace: kernel %s, clock %s\n", run->kernel, ft_run_clock_desc(run));
+	fprintf(f, "%d functions by %s, %s", tg->count,
+		run->startup.plan ? run->startup.plan : "fentry", run->run_mode);
+	if (run->sweep)
+		fprintf(f, " %" PRIu64 ":%" PRIu64 ":%" PRIu64 " x%u, %" PRIu64 " reads",
+			(uint64_t)run->first, (uint64_t)run->last, (uint64_t)run->step, run->repeat,
+			(uint64_t)run->reads_issued);
+	fprintf(f, ", %.2fs (started in %.2fs)\n", run->seconds, run->startup.total_s);
+	for (m = FT_MODE_FENTRY; m < FT_MODE_NR && o->on; m++)
+		if (o->mode[m].valid && o->mode[m].funcs && !k)
+			k = &o->mode[m];
+	if (!k) {
+		fprintf(f, "times are raw: each includes fibtrace's own cost for the traced calls "
+			   "inside it\n");
+		return;
+	}
+	fmt_ns(a, sizeof(a), k->full_ns, FMT_NS_SIG4);
+	fmt_ns(b, sizeof(b), k->full_err, FMT_NS_SIG4);
+	fprintf(f,
+		"* compensated: %s subtracted per traced call, +-%s (--all: how; JSON has raw)\n",
+		a, b);
+}
+
 static void text_header(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
@@ -123,6 +158,10 @@ static void text_header(FILE *f, const struct ft_run *run)
 	char from[128];
 	int by[FT_MODE_NR], nn;
 
+	if (!run->all) {
+		text_header_short(f, run);
+		return;
+	}
 	ft_attach_counts(tg, by, &nn);
 	fprintf(f, "fibtrace: kernel %s, clock %s, clocksource %s\n", run->kernel,
 		ft_run_clock_desc(run), run->clocksource);
@@ -187,8 +226,39 @@ static void text_hists(FILE *f, const struct ft_run *run, enum ft_hists hists)
 	}
 }
 
+/* The default tables' columns (100 at most); --all: func_head's. */
+static void func_head_short(FILE *f, const struct ft_run *run)
+{
+	const char *s = run->overhead.on ? "*" : "";
+
+	fprintf(f, "%-28s %8s %9s%s %9s%s %8s%s %8s%s %9s\n", "function", "count", "total", s,
+		"self", s, "avg", s, "p99", s, run->overhead.on ? "raw avg" : "max");
+}
+
+static void func_row_short(FILE *f, const struct ft_run *run, const struct ft_target *t)
+{
+	const struct ft_func_stats *s = &t->st;
+	bool comp = run->overhead.on;
+	char a[32], b[32], c[32], d[32], e[32];
+	struct ft_func_fig x, raw;
+
+	ft_func_figures(&run->hist, s, comp, &x);
+	ft_func_figures(&run->hist, s, false, &raw);
+	fmt_ns_u64(a, sizeof(a), x.total);
+	fmt_ns_u64(b, sizeof(b), x.self);
+	fmt_ns_u64(c, sizeof(c), x.avg);
+	fmt_ns_u64(d, sizeof(d), x.p99);
+	fmt_ns_u64(e, sizeof(e), comp ? raw.avg : s->max_ns);
+	fprintf(f, "%-28.28s %8" PRIu64 " %10s %10s %9s %9s %9s\n", t->name, (uint64_t)s->count, a,
+		b, c, d, e);
+}
+
 static void func_head(FILE *f, const struct ft_run *run)
 {
+	if (!run->all) {
+		func_head_short(f, run);
+		return;
+	}
 	if (run->overhead.on)
 		fprintf(f, "%-28s %-6s %10s %10s %10s %9s %9s %9s %9s %9s\n", "function", "attach",
 			"count", "total*", "self*", "avg*", "±avg", "p50*", "p99*", "raw avg");
@@ -205,6 +275,10 @@ static void func_row(FILE *f, const struct ft_run *run, const struct ft_target *
 	struct ft_func_fig x, raw;
 	int j = 0;
 
+	if (!run->all) {
+		func_row_short(f, run, t);
+		return;
+	}
 	ft_func_figures(&run->hist, s, comp, &x);
 	ft_func_figures(&run->hist, s, false, &raw);
 	fmt_ns_u64(a, sizeof(a), x.total);
@@ -240,7 +314,7 @@ static int cmp_self(const void *x, const void *y)
 	return sa != sb ? (sa > sb ? -1 : 1) : strcmp(a->name, b->name);
 }
 
-#define TEXT_HOT_FUNCS 10 /* functions in the default report's hottest list */
+#define TEXT_HOT_FUNCS 5 /* functions in the default report's hottest list */
 
 /*
  * Calls whose compensated duration or self time came out below 0 and were
@@ -259,6 +333,13 @@ static void text_clamped(FILE *f, const struct ft_run *run)
 	}
 	if (!run->overhead.on || !total)
 		return;
+	if (!run->all) {
+		fprintf(f,
+			"clamped at 0: %" PRIu64 " calls of %d functions measured less than the "
+			"cost subtracted (--all: which)\n",
+			(uint64_t)total, funcs);
+		return;
+	}
 	fprintf(f,
 		"clamped at 0: %" PRIu64 " calls of %d functions measured less than the cost "
 		"subtracted from them (",
@@ -317,6 +398,27 @@ static void text_functions(FILE *f, const struct ft_run *run)
 
 #define TEXT_PERN_ROWS 12 /* rows of the default report's per-n table */
 
+/*
+ * A row of the default per-n table: seven columns. A compensated median
+ * whose error bound reaches it is not a number to read: shown as "?".
+ */
+static void pern_row_short(FILE *f, const struct ft_run *run, const struct ft_pern *r)
+{
+	bool comp = run->overhead.on;
+	const struct ft_pern_fig *x = comp ? &r->comp : &r->raw;
+	char a[32], d[32], e[32], g[32], m[32];
+
+	fmt_ns_u64(a, sizeof(a), x->median);
+	if (comp && r->comp_err >= r->comp.median)
+		snprintf(a, sizeof(a), "?");
+	fmt_ns_u64(d, sizeof(d), x->compute);
+	fmt_ns_u64(e, sizeof(e), x->format);
+	fmt_ns_u64(g, sizeof(g), x->copy);
+	fmt_ns_u64(m, sizeof(m), r->raw.median);
+	fprintf(f, "%-20.20s %8" PRIu64 " %9s %9s %9s %9s %9s\n", ft_algo_name(run, r->algo),
+		(uint64_t)r->n, a, d, e, g, m);
+}
+
 static void text_pern(FILE *f, struct ft_run *run)
 {
 	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], m[32], x_err[32];
@@ -341,10 +443,16 @@ static void text_pern(FILE *f, struct ft_run *run)
 				"(%zu of %zu rows, evenly spaced; --all: every row, JSON "
 				"per_n[])\n",
 				shown, nrows);
-		fprintf(f, "%-22s %8s %6s %8s%s %9s %8s%s %8s%s %8s%s %8s%s %8s%s %8s%s %9s %7s\n",
-			"algo", "n", "count", "median", star, comp ? "±" : "", "p90", star, "p99",
-			star, "compute", star, "format", star, "copy", star, "rest", star,
-			"raw med", "calls");
+		if (!run->all)
+			fprintf(f, "%-20s %8s %8s%s %8s%s %8s%s %8s%s %9s\n", "algo", "n", "median",
+				star, "compute", star, "format", star, "copy", star, "raw med");
+		else
+			fprintf(f,
+				"%-22s %8s %6s %8s%s %9s %8s%s %8s%s %8s%s %8s%s %8s%s %8s%s %9s "
+				"%7s\n",
+				"algo", "n", "count", "median", star, comp ? "±" : "", "p90", star,
+				"p99", star, "compute", star, "format", star, "copy", star, "rest",
+				star, "raw med", "calls");
 	}
 	for (k = 0; k < shown; k++) {
 		const struct ft_pern *r;
@@ -353,6 +461,10 @@ static void text_pern(FILE *f, struct ft_run *run)
 		i = shown < nrows ? k * (nrows - 1) / (shown - 1) : k;
 		r = &rows[i];
 		x = comp ? &r->comp : &r->raw;
+		if (!run->all) {
+			pern_row_short(f, run, r);
+			continue;
+		}
 
 		fmt_ns_u64(a, sizeof(a), x->median);
 		fmt_ns_u64(b, sizeof(b), x->p90);
@@ -486,7 +598,8 @@ void ft_report_text(FILE *f, struct ft_run *run, enum ft_hists hists)
 	text_hists(f, run, hists);
 	text_functions(f, run);
 	ft_counters_text(f, run);
-	ft_tree_text(f, run);
+	if (run->tree_full || run->all)
+		ft_tree_text(f, run);
 	text_pern(f, run);
 	ft_counters_text_pern(f, run);
 	if (run->all)
