@@ -54,6 +54,7 @@ syms=$(
 [ -n "$syms" ] || { echo "layers-fibdrv: no objects of $srcdir/*.c in $objdir" >&2; exit 2; }
 
 py=$(cat <<'PY'
+import os
 import sys
 
 defs, uses, objs = {}, {}, set()
@@ -101,35 +102,12 @@ def edge(a, b):
 
 
 fails = []
-# Tarjan's strongly connected components; a component of two or more objects holds a cycle.
-index, low, stack, on, comps = {}, {}, [], set(), []
+# The one search for strongly connected components (scripts/layers.py, which
+# checks src/fibtrace the same way): a component of two objects or more holds a cycle.
+sys.path.insert(0, os.environ["LAYERS_DIR"])
+from layers import cycles  # noqa: E402
 
-
-def visit(v):
-    index[v] = low[v] = len(index)
-    stack.append(v)
-    on.add(v)
-    for w in sorted(edges[v]):
-        if w not in index:
-            visit(w)
-            low[v] = min(low[v], low[w])
-        elif w in on:
-            low[v] = min(low[v], index[w])
-    if low[v] == index[v]:
-        comp = []
-        while True:
-            w = stack.pop()
-            on.discard(w)
-            comp.append(w)
-            if w == v:
-                break
-        comps.append(comp)
-
-
-sys.setrecursionlimit(10000)
-for v in sorted(objs):
-    if v not in index:
-        visit(v)
+comps = cycles(objs, {(a, b): syms for a in edges for b, syms in edges[a].items()})
 for comp in comps:
     if len(comp) < 2:
         continue
@@ -184,4 +162,4 @@ print(f"PASS {name} ({sys.argv[1]}: {len(objs)} objects, {nedges} edges, no cycl
       f" calls only down alloc < limb < value < fib{skipped})")
 PY
 )
-python3 -c "$py" "${objdir#"$top"/}" <<<"$syms"
+LAYERS_DIR=$top/scripts python3 -c "$py" "${objdir#"$top"/}" <<<"$syms"
