@@ -64,7 +64,8 @@ FIBTRACE_SRCS := src/fibtrace/main.c $(wildcard src/fibtrace/*/*.c)
 FIBTRACE_PURE := src/fibtrace/model/run.c src/fibtrace/model/aggregate.c src/fibtrace/report/report_text.c \
 	src/fibtrace/report/report_json.c src/fibtrace/report/report_csv.c src/fibtrace/report/report_counters.c \
 	src/fibtrace/model/tree.c src/fibtrace/cachesim/cachesim.c src/fibtrace/report/report_cachesim.c \
-	src/fibtrace/report/report.c src/fibtrace/report/tree_views.c src/fibtrace/report/write.c
+	src/fibtrace/report/report.c src/fibtrace/report/tree_views.c src/fibtrace/report/write.c \
+	src/fibtrace/report/text_hist.c
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 

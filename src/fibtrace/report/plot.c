@@ -159,10 +159,11 @@ int ft_sim_plot(const struct ft_sim *sim, const char *path)
 		snprintf(text, sizeof(text), "%s per read versus n (simulated, %s)",
 			 ft_sim_event_name[ev[p]], sim->tool);
 		fprintf(s, "%s\nset title %s\nset ylabel '%s'\nplot ",
-			p ? "unset logscale y" : "set logscale y", gnuplot_quote(q, sizeof(q), text),
-			ft_sim_event_name[ev[p]]);
+			p ? "unset logscale y" : "set logscale y",
+			gnuplot_quote(q, sizeof(q), text), ft_sim_event_name[ev[p]]);
 		for (a = 0; a < sim->nalgo; a++)
-			fprintf(s, "%s'%s' index %u using 1:%u with linespoints pt 7 ps 0.4 title %s",
+			fprintf(s,
+				"%s'%s' index %u using 1:%u with linespoints pt 7 ps 0.4 title %s",
 				a ? ", " : "", gnuplot_path(&j, 0), a, p + 2,
 				gnuplot_quote(q, sizeof(q), sim->algo[a]));
 		fprintf(s, "\n");
