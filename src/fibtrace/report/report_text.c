@@ -180,7 +180,7 @@ static void text_hists(FILE *f, const struct ft_run *run, enum ft_hists hists)
 			t->module[0] ? t->module : "", t->module[0] ? ":" : "", t->name,
 			ft_attach_name(t), (uint64_t)t->st.count, comp ? "*" : "", a,
 			comp ? "*" : "", b, comp ? "*" : "", c, comp ? "*" : "", d,
-			comp ? " (compensated)" : "");
+			comp && run->all ? " (compensated)" : "");
 		ft_text_hist(f, &run->hist, comp ? t->st.comp_hist : t->st.hist);
 	}
 }
