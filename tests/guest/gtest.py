@@ -8,6 +8,7 @@ takes several times its usual time in a CI log says which part did.
 """
 import fcntl
 import os
+import re
 import struct
 import sys
 import time
@@ -114,6 +115,13 @@ def spurious(c, doc):
     if doc["meta"]["clock"] == "instructions":
         return c["significant"]
     return c["significant"] and c["p_holm"] is not None and c["p_holm"] <= REAL_CLOCK_P
+
+
+def text_count(out, name="fib_read"):
+    """A function's count in the text report's table: the default one (name, count, ...)
+    or --all's (name, attach, count, ...); None when it is not listed."""
+    m = re.search(rf"^{re.escape(name)} +(?:[a-z][\w.]* +)?(\d+) ", out, re.M)
+    return int(m.group(1)) if m else None
 
 
 def fib(n):

@@ -147,8 +147,7 @@ def main():
     else:
         check(f"{name}.message", "cycles: not available: no hardware PMU" in err and
               "instructions: not available" in err, err[-500:])
-    check(f"{name}.latency", any(ln.startswith("fib_read ") and ln.split()[2] == "21"
-                                 for ln in out.splitlines()), out[:600])
+    check(f"{name}.latency", gtest.text_count(out) == 21, out[:600])
     check(f"{name}.software_kept", "page-faults (software, counting)" in out and
           ("cycles (hardware, counting" if pmu else "cycles (hardware, not available)") in out,
           out[-1500:])

@@ -59,8 +59,7 @@ def finish(proc, err, timeout=60):
 
 def text_count(out, name="fib_read"):
     """count of one function in the text report's table."""
-    m = re.search(rf"^{name} +\w+ +(\d+) ", out, re.M)
-    return int(m.group(1)) if m else None
+    return gtest.text_count(out, name)
 
 
 def text_records(out):
