@@ -73,34 +73,43 @@ static __always_inline void counters_on_entry(__u32 d)
  * the pairing holds (see fibtrace.h); otherwise the call is counted by reason
  * and as FT_LOST_COUNTERS. fib_read's deltas also go to its read record.
  */
+/* A call whose counter deltas are not kept: counted by @status (fibtrace.h). */
+static __always_inline void counters_discard(struct ft_cnt_stats *cs, __u32 status)
+{
+	count_lost(FT_LOST_COUNTERS);
+	if (cs && status < FT_CNT_STATUS_NR)
+		cs->discarded[status]++;
+}
+
 static __always_inline void counters_on_exit(__u32 i, __u32 slot)
 {
 	struct ft_task_cnt *tc = task_cnt(false);
-	struct ft_cnt_frame *cf = tc ? &tc->cnt[i & (FT_STACK_DEPTH - 1)] : NULL;
 	struct bpf_perf_event_value now[FT_MAX_EVENTS];
 	__u32 cpu = bpf_get_smp_processor_id(), status = FT_CNT_OK, e;
-	struct ft_cnt_stats *cs;
+	struct ft_cnt_stats *cs = bpf_map_lookup_elem(&cstats, &slot);
+	struct ft_cnt_frame *cf;
 
+	/* No counter state: its entry's allocation failed. */
+	if (!tc) {
+		counters_discard(cs, FT_CNT_READ_FAILED);
+		return;
+	}
 	/*
-	 * A frame whose entry found no counter state (its allocation failed)
-	 * has ok 0: the state is created zeroed, and only this frame's entry
-	 * writes its depth while it is open.
+	 * A frame whose entry found no counter state has ok 0: the state is
+	 * created zeroed, and only this frame's entry writes its depth while it
+	 * is open.
 	 */
-	if (!cf)
-		status = FT_CNT_READ_FAILED;
-	else if (cf->cpu != cpu)
+	cf = &tc->cnt[i & (FT_STACK_DEPTH - 1)];
+	if (cf->cpu != cpu)
 		status = FT_CNT_MIGRATED;
 	else if (!counters_read(cpu, now) || !cf->ok)
 		status = FT_CNT_READ_FAILED;
 	else if (task_switches() != cf->csw)
 		status = FT_CNT_SWITCHED;
-	if (slot == FT_SLOT_READ && tc)
+	if (slot == FT_SLOT_READ)
 		tc->read_cnt_status = status;
-	cs = bpf_map_lookup_elem(&cstats, &slot);
 	if (status != FT_CNT_OK) {
-		count_lost(FT_LOST_COUNTERS);
-		if (cs && status < FT_CNT_STATUS_NR)
-			cs->discarded[status]++;
+		counters_discard(cs, status);
 		return;
 	}
 	if (cs)
@@ -118,7 +127,7 @@ static __always_inline void counters_on_exit(__u32 i, __u32 slot)
 			cs->sum[e].enabled += de;
 			cs->sum[e].running += dr;
 		}
-		if (slot == FT_SLOT_READ && tc) {
+		if (slot == FT_SLOT_READ) {
 			tc->read_cnt[e].value = dv;
 			tc->read_cnt[e].enabled = de;
 			tc->read_cnt[e].running = dr;
