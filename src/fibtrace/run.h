@@ -120,12 +120,14 @@ struct ft_cost {
 struct ft_cost_context {
 	bool wanted;			    /* not --compare: its variants keep one cost */
 	bool done;			    /* measured and applied to mode */
+	bool reads;			    /* samples are reads (a sweep's), not computations */
 	enum ft_mode mode;		    /* the mode of most of its calls */
 	__u64 n;			    /* F(n) computed */
 	unsigned int rounds, computes;	    /* computations per round */
 	double calls;			    /* traced calls per computation */
 	double untraced_ns;		    /* one computation untraced */
 	double full_ns, full_min, full_max; /* a traced call's cost to its caller, in context */
+	double read_in_ns, read_in_err;	    /* reads: fib_read's own in-interval cost, its bound */
 };
 
 struct ft_overhead {

@@ -134,7 +134,11 @@ static void unregister_handlers(struct ft_tracer *tr)
 
 static int handle_rec(void *ctx, void *data, size_t size)
 {
-	return ft_run_add_rec(ctx, data, size);
+	struct ft_tracer *tr = ctx;
+
+	if (tr->draining)
+		return tr->drain_fn ? tr->drain_fn(tr->drain_ctx, data, size) : 0;
+	return ft_run_add_rec(tr->run, data, size);
 }
 
 static __u32 ringbuf_size(const struct ft_tracer *tr)
@@ -527,7 +531,7 @@ int ft_tracer_attach(struct ft_tracer *tr)
 	}
 	if (tr->o.verbose)
 		fprintf(stderr, "fibtrace: attach %.2fs\n", ft_now_s() - t0);
-	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
+	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr, NULL);
 	if (!tr->rb || timeline_arm(tr)) {
 		fprintf(stderr, "fibtrace: ring buffer: %s\n", strerror(errno));
 		return -FT_EXIT_ERROR;
@@ -570,6 +574,15 @@ int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms)
 int ft_tracer_consume(struct ft_tracer *tr)
 {
 	return tr->rb ? ring_buffer__consume(tr->rb) : 0;
+}
+
+void ft_tracer_drain(struct ft_tracer *tr, ft_rec_fn fn, void *ctx)
+{
+	tr->draining = true;
+	tr->drain_fn = fn;
+	tr->drain_ctx = ctx;
+	ft_tracer_consume(tr);
+	tr->draining = false;
 }
 
 void ft_tracer_free(struct ft_tracer *tr)

@@ -25,6 +25,9 @@ struct ft_tracer {
 	int fibdrv_btf_fd;	      /* module BTF for fentry on the traced module's functions */
 	bool handlers;		      /* holds a reference on the section handlers */
 	void *stats_buf;	      /* one slot's per-CPU stats, for ft_tracer_slot_stats */
+	bool draining;		      /* ft_tracer_drain(): records to drain_fn, not to run */
+	ft_rec_fn drain_fn;
+	void *drain_ctx;
 };
 
 /* The program of @slot in @mode, entry or exit (bpf/fibtrace.h: FT_PROG). */
