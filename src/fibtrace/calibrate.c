@@ -165,11 +165,13 @@ void ft_calib_set_midpoint(struct ft_cost *cost, const struct ft_cost_series *wa
 	if (cost->in_ns > cost->full_ns)
 		cost->in_ns = cost->full_ns; /* noise on a tiny cost: in is part of full */
 	/* In context a call costs cost->ratio times the calibration function's: both parts, both
-	 * bounds, and the context's own spread on the full cost's. */
+	 * bounds, and the context's own spread on the full cost's; and every call's cost varies
+	 * by FT_COST_CALL_SPREAD of it with the function and the run (run.h). */
 	cost->full_ns *= cost->ratio;
 	cost->in_ns *= cost->ratio;
-	cost->full_err = cost->full_err * cost->ratio + cost->ctx_err;
-	cost->in_err *= cost->ratio;
+	cost->full_err = cost->full_err * cost->ratio + cost->ctx_err +
+			 FT_COST_CALL_SPREAD * cost->full_ns;
+	cost->in_err = cost->in_err * cost->ratio + FT_COST_CALL_SPREAD * cost->in_ns;
 }
 
 /* Round @r of calibration target @t, warm then cold: 0 or -(exit status). */
@@ -228,7 +230,7 @@ static void push_costs(struct ft_tracer *tr, const struct ft_run *run)
 			continue;
 		if (t->slot == FT_SLOT_READ && x->done && x->reads) {
 			cost.in_ns = x->read_in_ns;
-			cost.in_err = x->read_in_err;
+			cost.in_err = x->read_in_err + FT_COST_CALL_SPREAD * x->read_in_ns;
 		}
 		ft_tracer_set_cost(tr, t->slot, &cost);
 	}

@@ -83,7 +83,9 @@ static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k,
 	fmt_ns(a, sizeof(a), k->warm.full_ns, FMT_NS_SIG4);
 	fmt_ns(b, sizeof(b), k->cold.full_ns, FMT_NS_SIG4);
 	fmt_ns(c, sizeof(c), (k->warm.full_ns + k->cold.full_ns) / 2 * k->ratio, FMT_NS_SIG4);
-	fmt_ns(d, sizeof(d), fabs(k->cold.full_ns - k->warm.full_ns) * k->ratio + k->ctx_err,
+	fmt_ns(d, sizeof(d),
+	       fabs(k->cold.full_ns - k->warm.full_ns) * k->ratio + k->ctx_err +
+		       FT_COST_CALL_SPREAD * (k->warm.full_ns + k->cold.full_ns) / 2 * k->ratio,
 	       FMT_NS_SIG4);
 	fprintf(f, "  a traced %s call costs its caller %s warm, %s cold", ft_mode_name(m), a, b);
 	if (x->done && x->mode == m) {

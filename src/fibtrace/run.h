@@ -99,6 +99,16 @@ struct ft_cost_series {
 	double in_ns, in_min, in_max;	    /* the part inside its own interval */
 };
 
+/*
+ * What a traced call costs varies with the function and from run to run by
+ * more than any calibration resolves: measured under the instruction clock
+ * (docs/measurement.md, "Where the compensation is checked"), up to 1.4% of
+ * the cost from one function, attach set or boot to another. The error bound
+ * per call carries this fraction of the subtracted cost besides the spread
+ * the calibration saw.
+ */
+#define FT_COST_CALL_SPREAD 0.02
+
 struct ft_cost {
 	bool valid;
 	struct ft_cost_series warm, cold;
