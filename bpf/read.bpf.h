@@ -20,7 +20,8 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	st->copy_ns = 0;
 	st->calls = 0;
 	st->read_switches = st->switches;
-	st->tracing = trace_chosen(n);
+	/* Not the calibration's reads (calib_context.c): they would take the timeline's. */
+	st->tracing = enabled == FT_ON && trace_chosen(n);
 	st->comp_copy_ns = 0;
 	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
 	__builtin_memset(st->comp_stage_ns, 0, sizeof(st->comp_stage_ns));

@@ -112,6 +112,16 @@ struct ft_cost_series {
 	double in_ns, in_min, in_max;	    /* the part inside its own interval */
 };
 
+/*
+ * What a traced call costs varies with the function and from run to run by
+ * more than any calibration resolves: measured under the instruction clock
+ * (docs/measurement.md, "Where the compensation is checked"), up to 1.4% of
+ * the cost from one function, attach set or boot to another. The error bound
+ * per call carries this fraction of the subtracted cost besides the spread
+ * the calibration saw.
+ */
+#define FT_COST_CALL_SPREAD 0.02
+
 struct ft_cost {
 	bool valid;
 	struct ft_cost_series warm, cold;
@@ -133,12 +143,14 @@ struct ft_cost {
 struct ft_cost_context {
 	bool wanted;			    /* not --compare: its variants keep one cost */
 	bool done;			    /* measured and applied to mode */
+	bool reads;			    /* samples are reads (a sweep's), not computations */
 	enum ft_mode mode;		    /* the mode of most of its calls */
 	__u64 n;			    /* F(n) computed */
 	unsigned int rounds, computes;	    /* computations per round */
 	double calls;			    /* traced calls per computation */
 	double untraced_ns;		    /* one computation untraced */
 	double full_ns, full_min, full_max; /* a traced call's cost to its caller, in context */
+	double read_in_ns, read_in_err;	    /* reads: fib_read's own in-interval cost, its bound */
 };
 
 struct ft_overhead {

@@ -48,24 +48,31 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 
 	fprintf(f,
 		"    \"overhead\": {\"compensated\": %s, \"method\": ", o->on ? "true" : "false");
-	json_str(f, "per traced call: its own in-interval cost and the full cost of each traced "
-		    "call beneath it subtracted; costs calibrated at start-up on fibdrv_calib0/1 "
-		    "(and in a sweep again every 2 s between reads), the midpoint of warm "
-		    "(back-to-back) and cold (after real work) calls, times the factor a call of "
-		    "the module's own measured in context (F(n) computed untraced and traced; "
-		    "context_ratio); error_ns = traced calls x their spread (times that factor, "
-		    "plus half the context's range) plus the midpoint's move since the last "
-		    "calibration (docs/measurement.md)");
+	json_str(
+		f,
+		"per traced call: its own in-interval cost and the full cost of each traced "
+		"call beneath it subtracted; costs calibrated at start-up on fibdrv_calib0/1 "
+		"(and in a sweep again every 2 s between reads), the midpoint of warm "
+		"(back-to-back) and cold (after real work) calls, times the factor a call of "
+		"the module's own measured in context (a sweep: reads of F(n) less refused reads, "
+		"untraced and traced, and fib_read's own cost inside its interval from the refused "
+		"ones; otherwise F(n) computed untraced and traced; context_ratio); error_ns = "
+		"traced calls x their spread (times that factor, "
+		"plus half the context's range) plus the midpoint's move since the last "
+		"calibration (docs/measurement.md)");
 	fprintf(f, ", \"uncompensated_functions\": %d", o->uncompensated);
 	fprintf(f,
 		",\n     \"context\": {\"measured\": %s, \"n\": %llu, \"rounds\": %u, "
 		"\"computes_per_round\": %u, \"calls_per_compute\": %.1f, "
 		"\"untraced_compute_ns\": %.1f, \"mode\": \"%s\",\n      \"full_ns\": %.1f, "
-		"\"full_min_ns\": %.1f, \"full_max_ns\": %.1f}",
+		"\"full_min_ns\": %.1f, \"full_max_ns\": %.1f,\n      \"source\": \"%s\", "
+		"\"read_in_ns\": %.1f, \"read_in_error_ns\": %.1f}",
 		x->done ? "true" : "false", x->done ? (unsigned long long)x->n : 0ULL,
 		x->done ? x->rounds : 0, x->done ? x->computes : 0, x->done ? x->calls : 0,
 		x->done ? x->untraced_ns : 0, x->done ? ft_mode_name(x->mode) : "",
-		x->done ? x->full_ns : 0, x->done ? x->full_min : 0, x->done ? x->full_max : 0);
+		x->done ? x->full_ns : 0, x->done ? x->full_min : 0, x->done ? x->full_max : 0,
+		x->reads ? "reads" : "computations", x->done && x->reads ? x->read_in_ns : 0,
+		x->done && x->reads ? x->read_in_err : 0);
 	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++) {
 		if (!o->mode[m].valid)
 			continue;

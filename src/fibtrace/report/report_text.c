@@ -35,13 +35,17 @@ static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k,
 	fmt_ns(a, sizeof(a), k->warm.full_ns, FMT_NS_SIG4);
 	fmt_ns(b, sizeof(b), k->cold.full_ns, FMT_NS_SIG4);
 	fmt_ns(c, sizeof(c), (k->warm.full_ns + k->cold.full_ns) / 2 * k->ratio, FMT_NS_SIG4);
-	fmt_ns(d, sizeof(d), fabs(k->cold.full_ns - k->warm.full_ns) * k->ratio + k->ctx_err,
+	fmt_ns(d, sizeof(d),
+	       fabs(k->cold.full_ns - k->warm.full_ns) * k->ratio + k->ctx_err +
+		       FT_COST_CALL_SPREAD * (k->warm.full_ns + k->cold.full_ns) / 2 * k->ratio,
 	       FMT_NS_SIG4);
 	fprintf(f, "  a traced %s call costs its caller %s warm, %s cold", ft_mode_name(m), a, b);
 	if (x->done && x->mode == m) {
 		fmt_ns(a, sizeof(a), x->full_ns, FMT_NS_SIG4);
-		fprintf(f, ", %s in context (x%.2f: F(%llu), %.0f calls)", a, k->ratio,
-			(unsigned long long)x->n, x->calls);
+		fmt_ns(b, sizeof(b), x->read_in_ns, FMT_NS_SIG4);
+		fprintf(f, ", %s in context (x%.2f: %sF(%llu), %.0f calls", a, k->ratio,
+			x->reads ? "reads of " : "", (unsigned long long)x->n, x->calls);
+		fprintf(f, x->reads ? " each; fib_read's own %s)" : ")", b);
 	}
 	fprintf(f, ": %s subtracted per call, error bound +-%s (± columns)\n", c, d);
 	if (!k->recals)

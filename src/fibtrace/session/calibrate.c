@@ -25,12 +25,12 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "calibrate.h"
+#include "calib_int.h"
 #include "fibdev.h"
-#include "stats.h"
 
 /* Which fibdrv_calib<k> a calibration target is. */
 static int calib_func(const struct ft_target *t)
@@ -42,34 +42,6 @@ static int calib_func(const struct ft_target *t)
 		return -1;
 	k = t->name[n] - '0';
 	return k >= 0 && k < FIBDRV_CALIB_FUNCS ? k : -1;
-}
-
-/*
- * The central value of @n rounds: their median on a real clock; their
- * minimum under the instruction clock (QEMU icount), where a round costs the
- * same count every time but for the interrupts that land in it, which only
- * ever add: the median moves with where they fell, the minimum does not. A
- * compensated figure carries that value times the traced calls of a read
- * (107 at F(1000)), a few instructions of it 2% of the read.
- */
-static double central(bool exact, const double *x, unsigned int n)
-{
-	struct stats_summary sum;
-
-	stats_summarize(x, n, &sum);
-	return exact ? sum.min : sum.median;
-}
-
-/* Central value (above) and range of one series' @n rounds (lib/stats.h). */
-static void summarize(bool exact, const double *x, unsigned int n, double *mid, double *lo,
-		      double *hi)
-{
-	struct stats_summary sum;
-
-	stats_summarize(x, n, &sum);
-	*mid = exact ? sum.min : sum.median;
-	*lo = sum.min;
-	*hi = sum.max;
 }
 
 /* One round: the time of one call, in ns. */
@@ -86,64 +58,6 @@ static int round_ns(const struct ft_calib *c, int func, int cold, double *per_ca
 	return err;
 }
 
-/* F(@want), or less within @fd's algorithm's range. */
-static __u64 capped_n(const struct ft_run *run, int fd, __u64 want)
-{
-	char name[FIBDRV_ALGO_NAME_MAX];
-	int i = -1;
-
-	if (!fibdev_get_algo(fd, name, sizeof(name)))
-		i = fibdev_algo_index(&run->algos, name);
-	if (i < 0)
-		return 1; /* unknown: F(1) */
-	return run->algos.max_n[i] < want ? run->algos.max_n[i] : want;
-}
-
-/*
- * The n of the context's computations: a sweep's middle n (a call's cost
- * moves with the work between calls: docs/measurement.md) within
- * [FT_CALIB_CONTEXT_N_MIN, FT_CALIB_CONTEXT_N_MAX] (below, a computation
- * makes too few traced calls; above, the calibration takes seconds under
- * emulation); FT_CALIB_CONTEXT_N when the reads are not fibtrace's.
- */
-static __u64 context_n(const struct ft_run *run)
-{
-	__u64 mid;
-
-	if (!run->sweep || !run->step)
-		return FT_CALIB_CONTEXT_N;
-	mid = run->first + (run->last - run->first) / run->step / 2 * run->step;
-	if (mid < FT_CALIB_CONTEXT_N_MIN)
-		return FT_CALIB_CONTEXT_N_MIN;
-	return mid < FT_CALIB_CONTEXT_N_MAX ? mid : FT_CALIB_CONTEXT_N_MAX;
-}
-
-/* The context's computations untraced: one's median time; none when fibdrv cannot. */
-static void untraced_context(struct ft_calib *c, struct ft_run *run)
-{
-	struct ft_cost_context *x = &run->overhead.ctx;
-	double t[FT_CALIB_ROUNDS];
-	uint64_t ns;
-	int r, err;
-
-	x->n = capped_n(run, c->fd, context_n(run));
-	x->computes = FT_CALIB_CONTEXT_COMPUTES;
-	for (r = 0; r < FT_CALIB_ROUNDS; r++) {
-		err = fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, x->computes, x->n, &ns);
-		if (err) {
-			ft_warn(run,
-				"calibration in context: FIBDRV_IOC_CALIBRATE: %s (a fibdrv "
-				"before FIBDRV_CALIB_COMPUTE?): the calibration functions' "
-				"costs alone",
-				strerror(-err));
-			x->wanted = false;
-			return;
-		}
-		t[r] = (double)ns / x->computes;
-	}
-	x->untraced_ns = central(c->exact, t, FT_CALIB_ROUNDS);
-}
-
 int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *device)
 {
 	const struct ft_targets *tg = run->targets;
@@ -151,24 +65,25 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 	int i, k, r, cold;
 
 	c->fd = -1;
+	c->buf = NULL;
 	c->exact = !strcmp(run->clock, "instructions");
 	if (!tg->ncalib)
 		return 0;
 	c->fd = fibdev_open(device, NULL, -1, "fibtrace: calibration");
 	if (c->fd < 0)
 		return -FT_EXIT_ERROR;
-	c->work_n = capped_n(run, c->fd, FT_CALIB_WORK_N);
+	c->work_n = ft_calib_capped_n(run, c->fd, FT_CALIB_WORK_N);
 	for (i = tg->count; i < ft_targets_all(tg); i++) {
 		k = calib_func(&tg->t[i]);
 		for (cold = 0; k >= 0 && cold < 2; cold++) {
 			for (r = 0; r < FT_CALIB_ROUNDS; r++)
 				if (round_ns(c, k, cold, &x[r]))
 					return -FT_EXIT_ERROR;
-			c->untraced_ns[k][cold] = central(c->exact, x, FT_CALIB_ROUNDS);
+			c->untraced_ns[k][cold] = ft_calib_central(c->exact, x, FT_CALIB_ROUNDS);
 		}
 	}
 	if (run->overhead.ctx.wanted)
-		untraced_context(c, run);
+		ft_calib_context_untraced(c, run);
 	return 0;
 }
 
@@ -201,8 +116,8 @@ static void series_set(const struct ft_calib *c, const struct ft_target *t, int 
 		       struct ft_cost_series *s)
 {
 	s->calls = cold ? FT_CALIB_CALLS_COLD : FT_CALIB_CALLS_WARM;
-	summarize(c->exact, full, rounds, &s->full_ns, &s->full_min, &s->full_max);
-	summarize(c->exact, in, rounds, &s->in_ns, &s->in_min, &s->in_max);
+	ft_calib_summarize(c->exact, full, rounds, &s->full_ns, &s->full_min, &s->full_max);
+	ft_calib_summarize(c->exact, in, rounds, &s->in_ns, &s->in_min, &s->in_max);
 	s->rounds = rounds;
 	s->work_n = cold ? c->work_n : 0;
 	s->untraced_ns = c->untraced_ns[calib_func(t)][cold];
@@ -222,40 +137,6 @@ static int series(struct ft_calib *c, struct ft_tracer *tr, const struct ft_targ
 	series_set(c, t, cold, full, in, rounds, s);
 	return 0;
 }
-
-/* The cost BPF subtracts: the midpoint of @warm and @cold, their spread as the error bound per
- * call. */
-static void set_midpoint(struct ft_cost *cost, const struct ft_cost_series *warm,
-			 const struct ft_cost_series *cold)
-{
-	cost->full_ns = (warm->full_ns + cold->full_ns) / 2;
-	cost->full_err = fabs(cold->full_ns - warm->full_ns);
-	cost->in_ns = (warm->in_ns + cold->in_ns) / 2;
-	cost->in_err = fabs(cold->in_ns - warm->in_ns);
-	if (cost->in_ns > cost->full_ns)
-		cost->in_ns = cost->full_ns; /* noise on a tiny cost: in is part of full */
-	/* In context a call costs cost->ratio times the calibration function's: both parts, both
-	 * bounds, and the context's own spread on the full cost's. */
-	cost->full_ns *= cost->ratio;
-	cost->in_ns *= cost->ratio;
-	cost->full_err = cost->full_err * cost->ratio + cost->ctx_err;
-	cost->in_err *= cost->ratio;
-}
-
-/*
- * ft_calibrate()'s rounds, gathered round by round: every calibration
- * target's warm and cold rounds (indexed by its calibration function), and
- * the rounds in context between them.
- */
-struct calib_rounds {
-	double full[FIBDRV_CALIB_FUNCS][2][FT_CALIB_ROUNDS];
-	double in[FIBDRV_CALIB_FUNCS][2][FT_CALIB_ROUNDS];
-	bool unrecorded[FIBDRV_CALIB_FUNCS]; /* some of its calls went unrecorded */
-	double per[FT_MODE_NR];		     /* the context's traced calls per computation */
-	double ctx_ns[FT_CALIB_ROUNDS];	     /* one traced computation, per round */
-	double ctx_end;			     /* when the last round in context ended */
-	const char *ctx_failed;		     /* why there is no calibration in context */
-};
 
 /* Round @r of calibration target @t, warm then cold: 0 or -(exit status). */
 static int target_round(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t,
@@ -290,178 +171,33 @@ static void target_costs(const struct ft_calib *c, struct ft_run *run, const str
 	series_set(c, t, 1, cr->full[k][1], cr->in[k][1], FT_CALIB_ROUNDS, &cost->cold);
 	cost->ratio = 1;
 	cost->ctx_err = 0;
-	set_midpoint(cost, &cost->warm, &cost->cold);
+	ft_calib_set_midpoint(cost, &cost->warm, &cost->cold);
 	cost->run_full_min = cost->run_full_max = cost->full_ns;
 	cost->valid = cost->full_ns > 0;
 }
 
-/* Every compensated slot's costs into BPF. */
+/*
+ * Every compensated slot's costs into BPF: its mode's; fib_read's own
+ * in-interval cost as its reads measured it, when the context was reads.
+ */
 static void push_costs(struct ft_tracer *tr, const struct ft_run *run)
 {
+	const struct ft_cost_context *x = &run->overhead.ctx;
 	const struct ft_targets *tg = run->targets;
 	int i;
 
 	for (i = 0; i < tg->count; i++) {
 		const struct ft_target *t = &tg->t[i];
-		const struct ft_cost *cost = &run->overhead.mode[t->mode];
+		struct ft_cost cost = run->overhead.mode[t->mode];
 
-		if (!t->unavailable && cost->valid)
-			ft_tracer_set_cost(tr, t->slot, cost);
-	}
-}
-
-/* Traced calls the reported slots recorded so far, per mode: 0 or -(exit status). */
-static int count_calls(struct ft_tracer *tr, const struct ft_targets *tg, double calls[FT_MODE_NR])
-{
-	struct ft_func_stats st;
-	int i;
-
-	for (i = 0; i < FT_MODE_NR; i++)
-		calls[i] = 0;
-	for (i = 0; i < tg->count; i++) {
-		const struct ft_target *t = &tg->t[i];
-
-		if (t->unavailable || !t->attached)
+		if (t->unavailable || !cost.valid)
 			continue;
-		if (ft_tracer_slot_stats(tr, t->slot, &st))
-			return -FT_EXIT_ERROR;
-		calls[t->mode] += st.count;
+		if (t->slot == FT_SLOT_READ && x->done && x->reads) {
+			cost.in_ns = x->read_in_ns;
+			cost.in_err = x->read_in_err + FT_COST_CALL_SPREAD * x->read_in_ns;
+		}
+		ft_tracer_set_cost(tr, t->slot, &cost);
 	}
-	return 0;
-}
-
-/* @computes traced computations of F(x->n): their time; @calls (per mode, cumulative) updated. */
-static int context_computes(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
-			    __u32 computes, double calls[FT_MODE_NR], double *ns_out)
-{
-	uint64_t ns;
-
-	if (fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, computes, run->overhead.ctx.n, &ns) ||
-	    (calls && count_calls(tr, run->targets, calls)))
-		return -FT_EXIT_ERROR;
-	*ns_out = (double)ns;
-	return 0;
-}
-
-/*
- * The traced calls of one computation, per mode, into @per: the ioctl's own
- * calls (fib_ioctl, the check of n: outside the timed computations) cancel
- * between one computation and x->computes of them. Also the warm-up. The
- * mode of most calls into x->mode.
- */
-static int context_calls(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
-			 double per[FT_MODE_NR])
-{
-	struct ft_cost_context *x = &run->overhead.ctx;
-	double c0[FT_MODE_NR], c1[FT_MODE_NR], ck[FT_MODE_NR], ns;
-	int m;
-
-	if (count_calls(tr, run->targets, c0) || context_computes(c, tr, run, 1, c1, &ns) ||
-	    context_computes(c, tr, run, x->computes, ck, &ns))
-		return -FT_EXIT_ERROR;
-	x->calls = 0;
-	for (m = 0; m < FT_MODE_NR; m++) {
-		per[m] = ((ck[m] - c1[m]) - (c1[m] - c0[m])) / (x->computes - 1);
-		x->calls += per[m];
-		if (per[m] > per[x->mode])
-			x->mode = m;
-	}
-	return 0;
-}
-
-/*
- * Before the rounds in context: the traced calls of one computation per
- * mode (context_calls), every slot recording. Without enough of them, or
- * when fibdrv cannot compute for the calibration, no rounds in context.
- */
-static void context_start(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
-			  struct calib_rounds *cr)
-{
-	struct ft_cost_context *x = &run->overhead.ctx;
-
-	cr->ctx_failed = x->wanted ? NULL : "not wanted";
-	if (!x->wanted)
-		return;
-	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
-	if (context_calls(c, tr, run, cr->per))
-		cr->ctx_failed = "FIBDRV_IOC_CALIBRATE failed";
-	else if (x->calls < FT_CALIB_CONTEXT_MIN_CALLS)
-		cr->ctx_failed = "too few traced calls";
-	cr->ctx_end = ft_now_s();
-}
-
-/*
- * Round @r in context: x->computes traced computations, their time. The
- * rounds are at least FT_CALIB_CONTEXT_GAP_US apart: under emulation a
- * traced call's cost moves by +-25% from one moment to the next
- * (docs/measurement.md, "noise"), so their median then averages moments,
- * and half their range, in the bound, says how far they move. What
- * separates them is the calibration functions' rounds (ft_calibrate), and
- * a spin for whatever of the gap they leave: a CPU left idle comes back
- * slower (measured: sleeping 30 ms between rounds put their median 19-67%
- * above what the reads then paid in 8 rows of 12), and a sweep's reads
- * come back to back. Then one computation, untimed, warms up the kernel's
- * side again.
- */
-static void context_round(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
-			  unsigned int r, struct calib_rounds *cr)
-{
-	struct ft_cost_context *x = &run->overhead.ctx;
-	double until = cr->ctx_end + FT_CALIB_CONTEXT_GAP_US / 1e6, ns;
-
-	if (cr->ctx_failed)
-		return;
-	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
-	while (ft_now_s() < until)
-		;
-	if (context_computes(c, tr, run, 1, NULL, &ns) ||
-	    context_computes(c, tr, run, x->computes, NULL, &ns)) {
-		cr->ctx_failed = "FIBDRV_IOC_CALIBRATE failed";
-		return;
-	}
-	cr->ctx_ns[r] = ns / x->computes;
-	cr->ctx_end = ft_now_s();
-}
-
-/*
- * The calibration in context from its rounds: what one call of x->mode
- * cost there (the other modes' calls at their own cost, known now), the
- * factor between that and the calibration function's midpoint for that
- * mode; half the rounds' range joins its bound. Nothing applied when it
- * could not be measured (a warning says why).
- */
-static void context_costs(struct ft_run *run, const struct calib_rounds *cr)
-{
-	struct ft_cost_context *x = &run->overhead.ctx;
-	struct ft_cost *cost = &run->overhead.mode[x->mode];
-	double full[FT_CALIB_ROUNDS], other = 0;
-	int r, m;
-
-	if (!x->wanted)
-		return;
-	if (cr->ctx_failed || !cost->valid) {
-		ft_warn(run, "calibration in context: %s: the calibration functions' costs alone",
-			cr->ctx_failed ? cr->ctx_failed : "no calibration of its mode");
-		return;
-	}
-	for (m = 0; m < FT_MODE_NR; m++)
-		if (m != (int)x->mode)
-			other += cr->per[m] * run->overhead.mode[m].full_ns;
-	for (r = 0; r < FT_CALIB_ROUNDS; r++)
-		full[r] = (cr->ctx_ns[r] - x->untraced_ns - other) / cr->per[x->mode];
-	x->rounds = FT_CALIB_ROUNDS;
-	summarize(!strcmp(run->clock, "instructions"), full, x->rounds, &x->full_ns, &x->full_min,
-		  &x->full_max);
-	if (!(x->full_ns > 0)) {
-		ft_warn(run, "calibration in context: no cost measured: the calibration "
-			     "functions' costs alone");
-		return;
-	}
-	cost->ratio = x->full_ns / cost->full_ns;
-	cost->ctx_err = (x->full_max - x->full_min) / 2;
-	set_midpoint(cost, &cost->warm, &cost->cold);
-	cost->run_full_min = cost->run_full_max = cost->full_ns;
-	x->done = true;
 }
 
 /*
@@ -479,13 +215,13 @@ static int calibrate_rounds(struct ft_calib *c, struct ft_tracer *tr, struct ft_
 	unsigned int r;
 	int i, err = 0;
 
-	context_start(c, tr, run, cr);
+	ft_calib_context_start(c, tr, run, cr);
 	for (r = 0; r < FT_CALIB_ROUNDS && !err; r++) {
 		ft_tracer_set_state(tr, FT_CALIBRATING);
 		for (i = tg->count; i < ft_targets_all(tg) && !err; i++)
 			err = target_round(c, tr, &tg->t[i], r, cr);
 		if (!err)
-			context_round(c, tr, run, r, cr);
+			ft_calib_context_round(c, tr, run, r, cr);
 	}
 	ft_tracer_set_state(tr, FT_OFF);
 	if (run->overhead.ctx.wanted && ft_tracer_clear(tr)) {
@@ -509,7 +245,7 @@ int ft_calibrate(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run)
 		return err;
 	for (i = tg->count; i < ft_targets_all(tg); i++)
 		target_costs(c, run, &tg->t[i], &cr);
-	context_costs(run, &cr);
+	ft_calib_context_costs(run, &cr);
 	for (i = 0; i < tg->count; i++) {
 		struct ft_target *t = &tg->t[i];
 		struct ft_cost *cost = &o->mode[t->mode];
@@ -548,7 +284,7 @@ static int recalibrate_one(struct ft_calib *c, const struct ft_target *t)
 		err = series(c, c->tr, t, 1, FT_RECAL_ROUNDS_COLD, &cold);
 	if (err)
 		return err;
-	set_midpoint(cost, &warm, &cold);
+	ft_calib_set_midpoint(cost, &warm, &cold);
 	if (cost->full_ns <= 0) {
 		*cost = before; /* noise on a short series: keep the last costs */
 		return 0;
@@ -633,4 +369,6 @@ void ft_calibrate_close(struct ft_calib *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	free(c->buf);
+	c->buf = NULL;
 }

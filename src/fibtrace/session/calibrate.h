@@ -28,15 +28,16 @@
 #define FT_CALIB_ROUNDS 11
 #define FT_CALIB_CALLS_WARM 2000 /* per round */
 #define FT_CALIB_CALLS_COLD 100
-#define FT_CALIB_WORK_N 1000	      /* cold: F(n) computed before each call */
-#define FT_CALIB_CONTEXT_N 2000	      /* in context: F(n) computed, traced and untraced */
-#define FT_CALIB_CONTEXT_N_MIN 1000   /* a sweep's middle n, at least this */
-#define FT_CALIB_CONTEXT_N_MAX 10000  /* and at most this */
-#define FT_CALIB_CONTEXT_COMPUTES 10  /* per round */
-#define FT_CALIB_CONTEXT_MIN_CALLS 20 /* per computation, or no calibration in context */
-#define FT_CALIB_CONTEXT_GAP_US 20000 /* between traced rounds: each sees its own moment */
-#define FT_RECAL_S 2.0		      /* between recalibrations of a sweep */
-#define FT_RECAL_ROUNDS_WARM 3	      /* per recalibration (a cold round costs 100 F(1000)) */
+#define FT_CALIB_WORK_N 1000		  /* cold: F(n) computed before each call */
+#define FT_CALIB_CONTEXT_N 2000		  /* in context: F(n) computed, traced and untraced */
+#define FT_CALIB_CONTEXT_N_MIN 1000	  /* a sweep's middle n, at least this */
+#define FT_CALIB_CONTEXT_N_MAX 10000	  /* and at most this */
+#define FT_CALIB_CONTEXT_COMPUTES 10	  /* per round */
+#define FT_CALIB_CONTEXT_MIN_CALLS 20	  /* per computation, or no calibration in context */
+#define FT_CALIB_CONTEXT_MIN_READ_CALLS 1 /* per read (its stages: every read makes the same) */
+#define FT_CALIB_CONTEXT_GAP_US 20000	  /* between traced rounds: each sees its own moment */
+#define FT_RECAL_S 2.0			  /* between recalibrations of a sweep */
+#define FT_RECAL_ROUNDS_WARM 3		  /* per recalibration (a cold round costs 100 F(1000)) */
 #define FT_RECAL_ROUNDS_COLD 1
 
 struct ft_calib {
@@ -49,6 +50,10 @@ struct ft_calib {
 	double last_s; /* when the last calibration ended (ft_now_s) */
 	bool failed;   /* a recalibration failed: no more */
 	bool exact;    /* run->clock is instructions: minima of rounds, no recalibration */
+	/* The calibration in context by reads (calib_context.c): a buffer, the n refused. */
+	char *buf;
+	size_t bufsize;
+	__u64 refuse_n;
 };
 
 /* Opens @device and times the calibration functions untraced: 0 or -(exit status). */

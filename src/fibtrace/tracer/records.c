@@ -16,7 +16,11 @@
 
 static int handle_rec(void *ctx, void *data, size_t size)
 {
-	return ft_run_add_rec(ctx, data, size);
+	struct ft_tracer *tr = ctx;
+
+	if (tr->draining)
+		return tr->drain_fn ? tr->drain_fn(tr->drain_ctx, data, size) : 0;
+	return ft_run_add_rec(tr->run, data, size);
 }
 
 /* --trace-out: the reads to follow, and the ring buffer of their calls. */
@@ -40,7 +44,7 @@ static int timeline_arm(struct ft_tracer *tr)
 
 int tracer_rings_open(struct ft_tracer *tr)
 {
-	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr->run, NULL);
+	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.reads), handle_rec, tr, NULL);
 	if (!tr->rb || timeline_arm(tr)) {
 		fprintf(stderr, "fibtrace: ring buffer: %s\n", strerror(errno));
 		return -FT_EXIT_ERROR;
@@ -61,4 +65,13 @@ int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms)
 int ft_tracer_consume(struct ft_tracer *tr)
 {
 	return tr->rb ? ring_buffer__consume(tr->rb) : 0;
+}
+
+void ft_tracer_drain(struct ft_tracer *tr, ft_rec_fn fn, void *ctx)
+{
+	tr->draining = true;
+	tr->drain_fn = fn;
+	tr->drain_ctx = ctx;
+	ft_tracer_consume(tr);
+	tr->draining = false;
 }

@@ -60,6 +60,12 @@ int ft_tracer_clear(struct ft_tracer *tr);
 int ft_tracer_poll(struct ft_tracer *tr, int timeout_ms);
 /* Drains the ring buffer without waiting. */
 int ft_tracer_consume(struct ft_tracer *tr);
+/*
+ * Drains the ring buffer into @fn (NULL: nowhere), not into the run: the
+ * calibration's reads (calib_context.c).
+ */
+typedef int (*ft_rec_fn)(void *ctx, const void *data, size_t size);
+void ft_tracer_drain(struct ft_tracer *tr, ft_rec_fn fn, void *ctx);
 /* Cumulative values into run: targets' stats and counters, lost, recursion misses. */
 int ft_tracer_collect(struct ft_tracer *tr);
 /* -v: resident memory of fibtrace and kernel memory of each BPF map, on stderr. */

@@ -26,6 +26,9 @@ struct ft_tracer {
 	int fibdrv_btf_fd;	      /* module BTF for fentry on the traced module's functions */
 	bool handlers;		      /* holds a reference on the section handlers */
 	void *stats_buf;	      /* one slot's per-CPU stats, for ft_tracer_slot_stats */
+	bool draining;		      /* ft_tracer_drain(): records to drain_fn, not to run */
+	ft_rec_fn drain_fn;
+	void *drain_ctx;
 };
 
 /* records.c: the read records' ring buffer (and the timeline's): 0 or -(exit status). */
