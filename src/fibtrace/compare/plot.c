@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "compare_int.h"
 #include "gnuplot.h"
@@ -61,7 +62,8 @@ static void write_script(FILE *f, const struct ft_compare *c, const struct ft_ru
 		 "fibtrace --compare %s: %s per read, median and 95%% CI (kernel %s)",
 		 ft_cmp_kind_name(c->o.kind), ft_cmp_metric_name(c->o.metric), run->kernel);
 	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
-	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
+	fprintf(f, "set xlabel 'n'\nset ylabel '%s'\nset logscale y\nset grid\nset key left top\n",
+		strcmp(run->clock, "instructions") ? "ns" : "instructions (QEMU icount)");
 	fprintf(f, "plot ");
 	for (v = 0; v < c->nv; v++)
 		fprintf(f, "%s'%s' index %d using 1:2:3:4 with yerrorlines pt 7 ps 0.4 title %s",

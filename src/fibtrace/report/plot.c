@@ -10,6 +10,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cachesim/cachesim.h"
 #include "gnuplot.h"
@@ -67,7 +68,9 @@ static void write_script(FILE *f, const struct ft_run *run, const char *data, co
 	snprintf(text, sizeof(text), "fib\\_read latency versus n (median%s, kernel %s)",
 		 run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
 	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
-	fprintf(f, "set xlabel 'n'\nset ylabel 'ns'\nset logscale y\nset grid\nset key left top\n");
+	/* Under QEMU icount a "ns" is an instruction: the axis says which clock. */
+	fprintf(f, "set xlabel 'n'\nset ylabel '%s'\nset logscale y\nset grid\nset key left top\n",
+		strcmp(run->clock, "instructions") ? "ns" : "instructions (QEMU icount)");
 	fprintf(f, "plot ");
 	for (i = 0; i < nblocks; i++)
 		fprintf(f, "%s'%s' index %u using 1:2 with linespoints pt 7 ps 0.4 title %s",
