@@ -242,13 +242,24 @@ def attribute(ko, plant_ns):
           "first, each part by the largest change")
 
 
-def wait_builds(kver, limit=900):
+def wait_builds(kver, limit=450):
     """While make test-builds runs beside the guests (build/KVER/builds/pending
-    and no status yet), wait for it, at most @limit s: its status ("ok",
-    "failed", why it has none), or None when none was running."""
+    and no status yet), wait for it, at most @limit s (under the file's 600-s
+    limit, so a late build fails this check, not the file): its status ("ok",
+    "failed", why it has none), or None when none was running. The directory
+    is listed afresh each time: a lookup of a file the host had not written
+    yet can stay negative in the guest's 9p cache (seen 2026-11-28: the
+    status written at 18:44, the 6.1 guest still waiting at 18:54)."""
     d = f"build/{kver}/builds"
     start = time.monotonic()
-    while (os.path.exists(f"{d}/pending") and not os.path.exists(f"{d}/status") and
+
+    def names():
+        try:
+            return set(os.listdir(d))
+        except OSError:
+            return set()
+
+    while ("pending" in names() and "status" not in names() and
            time.monotonic() - start < limit):
         time.sleep(1)
     waited = time.monotonic() - start
