@@ -179,6 +179,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = render(&run, 1, &len);
 	check_csv(text, &run);
 	free(text);
-	free(run.recs);
+	ft_run_free(&run); /* the records and the per-n rows built from them */
 	return 0;
 }
