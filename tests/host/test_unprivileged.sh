@@ -93,8 +93,14 @@ run_as env DEMO_SWEEP=0:100:50 DEMO_REPEAT=1 make --no-print-directory demo >"$l
 rc=$?
 echo "# unpriv: make demo as $who: exit $rc in $((SECONDS - start)) s (log: build/unpriv.log)"
 owner=$(stat -c %U "$tree/build/vm/demo-flame.svg" 2>/dev/null)
+# Three n, each read with the demo's two algorithms: six reads.
 ok unpriv.demo "$([ $rc = 0 ] &&
-	grep -qE '^fibdrv:fib_read \[[a-z.]+\]: count 3,' "$log" &&
-	grep -q 'demo: flame graph in build/vm/demo-flame.svg' "$log" &&
+	grep -qE '^fibdrv:fib_read \[[a-z.]+\]: count 6,' "$log" &&
+	grep -q 'flame graph in build/vm/demo-flame.svg' "$log" &&
 	[ "$owner" = "$who" ]
 	echo $?)" "exit $rc, flame graph owned by '${owner:-no file}': $(tail -n 5 "$log" | tr '\n' ' ')"
+# The demo's plot (issue 49): a PNG (its signature), of some size, the user's.
+png=$tree/build/vm/demo.png
+ok unpriv.demo.plot "$([ "$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+	[ "$(stat -c %s "$png")" -gt 10000 ] && [ "$(stat -c %U "$png")" = "$who" ]
+	echo $?)" "$(ls -l "$png" 2>&1)"
