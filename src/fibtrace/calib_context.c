@@ -6,15 +6,15 @@
  * the reads (a sweep), what fib_read's own tracing costs inside its interval.
  *
  * A sample is, for a sweep, FT_CALIB_CONTEXT_COMPUTES reads of F(n) and as
- * many reads fib_read refuses at once (FT_CALIB_REFUSED_N), each
- * timed from user space; one sample's time is (reads - refused reads) per
- * read: the syscall path and fib_read's own tracing cancel, what is left is
- * fib_read's work and, traced, the cost of every traced call inside it, as a
- * read makes them (its stages, the per-read record, the same attach set).
- * The interval BPF records for a refused read is fib_read's own in-interval
- * cost (its body is a compare and a return, which the untraced truth
- * subtracts the same way). Otherwise (a command, -p, waiting: the reads are
- * not fibtrace's) a sample is FIBDRV_CALIB_COMPUTE computations of F(n).
+ * many reads fib_read refuses at its first test (FT_CALIB_REFUSED_N): the
+ * median read less the median refusal, timed from user space untraced, from
+ * each read's record (fib_read's interval) traced. The syscall path cancels;
+ * what is left is fib_read's work and, traced, the cost of every traced call
+ * inside it as a read makes them (its stages, the same attach set). The
+ * interval BPF records for a refused read is fib_read's own in-interval cost
+ * (its body is a compare and a return, which the untraced truth subtracts
+ * the same way). Otherwise (a command, -p, waiting: the reads are not
+ * fibtrace's) a sample is FIBDRV_CALIB_COMPUTE computations of F(n).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -181,9 +181,10 @@ void ft_calib_context_untraced(struct ft_calib *c, struct ft_run *run)
 		ref[r] = s.refused_ns;
 	}
 	if (err) {
-		ft_warn(run, "calibration in context: %s: %s (a fibdrv before "
-			     "FIBDRV_CALIB_COMPUTE?): the calibration functions' costs alone",
-			x->reads ? "reads" : "FIBDRV_IOC_CALIBRATE", strerror(-err));
+		ft_warn(run, "calibration in context: %s: %s: the calibration functions' costs alone",
+			x->reads ? "reads of F(n) and refused reads"
+				 : "FIBDRV_IOC_CALIBRATE (a fibdrv before FIBDRV_CALIB_COMPUTE?)",
+			strerror(-err));
 		x->wanted = false;
 		return;
 	}
