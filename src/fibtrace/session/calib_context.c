@@ -6,15 +6,15 @@
  * the reads (a sweep), what fib_read's own tracing costs inside its interval.
  *
  * A sample is, for a sweep, FT_CALIB_CONTEXT_COMPUTES reads of F(n) and as
- * many reads fib_read refuses at once (n = the algorithm's max_n + 1), each
- * timed from user space; one sample's time is (reads - refused reads) per
- * read: the syscall path and fib_read's own tracing cancel, what is left is
- * fib_read's work and, traced, the cost of every traced call inside it, as a
- * read makes them (its stages, the per-read record, the same attach set).
- * The interval BPF records for a refused read is fib_read's own in-interval
- * cost (its body is a compare and a return, which the untraced truth
- * subtracts the same way). Otherwise (a command, -p, waiting: the reads are
- * not fibtrace's) a sample is FIBDRV_CALIB_COMPUTE computations of F(n).
+ * many reads fib_read refuses at its first test (FT_CALIB_REFUSED_N): the
+ * median read less the median refusal, timed from user space untraced, from
+ * each read's record (fib_read's interval) traced. The syscall path cancels;
+ * what is left is fib_read's work and, traced, the cost of every traced call
+ * inside it as a read makes them (its stages, the same attach set). The
+ * interval BPF records for a refused read is fib_read's own in-interval cost
+ * (its body is a compare and a return, which the untraced truth subtracts
+ * the same way). Otherwise (a command, -p, waiting: the reads are not
+ * fibtrace's) a sample is FIBDRV_CALIB_COMPUTE computations of F(n).
  */
 #include <errno.h>
 #include <math.h>
@@ -90,17 +90,6 @@ static __u64 context_n(const struct ft_run *run, bool reads)
 	if (mid < FT_CALIB_CONTEXT_N_MIN && !reads)
 		return FT_CALIB_CONTEXT_N_MIN;
 	return mid < FT_CALIB_CONTEXT_N_MAX ? mid : FT_CALIB_CONTEXT_N_MAX;
-}
-
-/* The n fib_read refuses at once on @fd: its algorithm's max_n + 1; 0 when unknown. */
-static __u64 refused_n(const struct ft_run *run, int fd)
-{
-	char name[FIBDRV_ALGO_NAME_MAX];
-	int i = -1;
-
-	if (!fibdev_get_algo(fd, name, sizeof(name)))
-		i = fibdev_algo_index(&run->algos, name);
-	return i < 0 ? 0 : run->algos.max_n[i] + 1;
 }
 
 /*
@@ -201,14 +190,14 @@ static int sample(struct ft_calib *c, struct ft_tracer *tr, const struct ft_run 
 	return err;
 }
 
-/* Whether the context is reads: a sweep's, with fib_read traced and a refusal known. */
+/* Whether the context is reads: a sweep's, with fib_read traced. */
 static bool want_reads(struct ft_calib *c, const struct ft_run *run)
 {
 	if (!run->sweep || !read_target(run))
 		return false;
-	c->refuse_n = refused_n(run, c->fd);
+	c->refuse_n = FT_CALIB_REFUSED_N;
 	c->bufsize = fibdev_bufsize(run->overhead.ctx.n);
-	c->buf = c->refuse_n ? malloc(c->bufsize) : NULL;
+	c->buf = malloc(c->bufsize);
 	return c->buf != NULL;
 }
 
@@ -230,9 +219,10 @@ void ft_calib_context_untraced(struct ft_calib *c, struct ft_run *run)
 	}
 	if (err) {
 		ft_warn(run,
-			"calibration in context: %s: %s (a fibdrv before "
-			"FIBDRV_CALIB_COMPUTE?): the calibration functions' costs alone",
-			x->reads ? "reads" : "FIBDRV_IOC_CALIBRATE", strerror(-err));
+			"calibration in context: %s: %s: the calibration functions' costs alone",
+			x->reads ? "reads of F(n) and refused reads"
+				 : "FIBDRV_IOC_CALIBRATE (a fibdrv before FIBDRV_CALIB_COMPUTE?)",
+			strerror(-err));
 		x->wanted = false;
 		return;
 	}

@@ -28,12 +28,14 @@
 #define FT_CALIB_ROUNDS 11
 #define FT_CALIB_CALLS_WARM 2000 /* per round */
 #define FT_CALIB_CALLS_COLD 100
-#define FT_CALIB_WORK_N 1000		  /* cold: F(n) computed before each call */
-#define FT_CALIB_CONTEXT_N 2000		  /* in context: F(n) computed, traced and untraced */
-#define FT_CALIB_CONTEXT_N_MIN 1000	  /* a sweep's middle n, at least this */
-#define FT_CALIB_CONTEXT_N_MAX 10000	  /* and at most this */
-#define FT_CALIB_CONTEXT_COMPUTES 10	  /* per round */
-#define FT_CALIB_CONTEXT_MIN_CALLS 20	  /* per computation, or no calibration in context */
+#define FT_CALIB_WORK_N 1000	      /* cold: F(n) computed before each call */
+#define FT_CALIB_CONTEXT_N 2000	      /* in context: F(n) computed, traced and untraced */
+#define FT_CALIB_CONTEXT_N_MIN 1000   /* a sweep's middle n, at least this */
+#define FT_CALIB_CONTEXT_N_MAX 10000  /* and at most this */
+#define FT_CALIB_CONTEXT_COMPUTES 10  /* per round */
+#define FT_CALIB_CONTEXT_MIN_CALLS 20 /* per computation, or no calibration in context */
+/* An n above any fibdrv's max_n (a module parameter): fib_read refuses it at its first test. */
+#define FT_CALIB_REFUSED_N (1ULL << 62)
 #define FT_CALIB_CONTEXT_MIN_READ_CALLS 1 /* per read (its stages: every read makes the same) */
 #define FT_CALIB_CONTEXT_GAP_US 20000	  /* between traced rounds: each sees its own moment */
 #define FT_RECAL_S 2.0			  /* between recalibrations of a sweep */
