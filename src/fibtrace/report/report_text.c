@@ -448,7 +448,13 @@ static void text_pern(FILE *f, struct ft_run *run)
 	}
 	for (i = 0; comp && i < nrows; i++)
 		unresolved += rows[i].comp_err >= rows[i].comp.median;
-	if (unresolved)
+	if (unresolved && !run->all)
+		fprintf(f,
+			"%zu of %zu rows are not resolved: ? where the bound (--all: ±) reaches "
+			"the "
+			"median*\n",
+			unresolved, nrows);
+	else if (unresolved)
 		fprintf(f,
 			"%zu of %zu rows are not resolved (± at least the median*): tracing cost "
 			"their reads more than the work it measured; trace fewer functions "
