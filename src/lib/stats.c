@@ -73,7 +73,7 @@ int stats_cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-static bool has_nan(const double *x, size_t n)
+bool stats_has_nan(const double *x, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (isnan(x[i]))
@@ -138,7 +138,7 @@ double stats_quantile(const double *x, size_t n, double q)
 {
 	double *s, r;
 
-	if (n == 0 || has_nan(x, n))
+	if (n == 0 || stats_has_nan(x, n))
 		return NAN;
 	s = sorted_copy(x, n);
 	if (!s)
@@ -191,7 +191,7 @@ int stats_summarize(const double *x, size_t n, struct stats_summary *out)
 	out->n = 0;
 	out->median = out->q1 = out->q3 = out->iqr = NAN;
 	out->min = out->max = out->mean = NAN;
-	if (n == 0 || has_nan(x, n))
+	if (n == 0 || stats_has_nan(x, n))
 		return -EINVAL;
 	s = sorted_copy(x, n);
 	if (!s)
@@ -215,7 +215,7 @@ int stats_tukey_fences(const double *x, size_t n, double k, double *lo, double *
 	double *s, q1, q3;
 
 	*lo = *hi = NAN;
-	if (n == 0 || !(k >= 0.0) || has_nan(x, n))
+	if (n == 0 || !(k >= 0.0) || stats_has_nan(x, n))
 		return -EINVAL;
 	s = sorted_copy(x, n);
 	if (!s)
@@ -301,7 +301,7 @@ int stats_bootstrap_median_ci(const double *x, size_t n, unsigned resamples, dou
 	int err = -ENOMEM;
 
 	*lo = *hi = NAN;
-	if (n == 0 || !ci_args_ok(resamples, level) || has_nan(x, n))
+	if (n == 0 || !ci_args_ok(resamples, level) || stats_has_nan(x, n))
 		return -EINVAL;
 	s = sorted_copy(x, n);
 	rep = malloc((size_t)resamples * sizeof(*rep));
@@ -330,7 +330,8 @@ int stats_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t
 	double r0 = NAN, l = NAN, h = NAN;
 	int err = -EINVAL;
 
-	if (na == 0 || nb == 0 || !ci_args_ok(resamples, level) || has_nan(a, na) || has_nan(b, nb))
+	if (na == 0 || nb == 0 || !ci_args_ok(resamples, level) || stats_has_nan(a, na) ||
+	    stats_has_nan(b, nb))
 		goto done;
 	err = -ENOMEM;
 	sa = sorted_copy(a, na);

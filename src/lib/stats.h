@@ -50,6 +50,8 @@ double stats_rng_uniform(struct stats_rng *rng);
 
 /* qsort() comparison of doubles, ascending. */
 int stats_cmp_double(const void *a, const void *b);
+/* Whether any of x[0..n) is NaN (every test refuses such a sample: -EINVAL). */
+bool stats_has_nan(const double *x, size_t n);
 
 /*
  * Quantile q in [0, 1] of n values sorted ascending, numpy's default rule

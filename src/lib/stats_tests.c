@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool has_nan(const double *x, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (isnan(x[i]))
-			return true;
-	return false;
-}
-
 /* ---- Mann-Whitney U ---- */
 
 struct tagged {
@@ -141,7 +133,7 @@ int stats_mann_whitney_method(const double *a, size_t na, const double *b, size_
 		*p = NAN;
 	if (method_used)
 		*method_used = method;
-	if (na == 0 || nb == 0 || has_nan(a, na) || has_nan(b, nb) ||
+	if (na == 0 || nb == 0 || stats_has_nan(a, na) || stats_has_nan(b, nb) ||
 	    (method != STATS_MWU_AUTO && method != STATS_MWU_ASYMPTOTIC &&
 	     method != STATS_MWU_EXACT))
 		return -EINVAL;

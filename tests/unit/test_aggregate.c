@@ -415,7 +415,7 @@ static void test_record_cap(void)
 int main(void)
 {
 	struct ft_run run = {.targets = &targets, .kernel = "test", .run_mode = "sweep", .cpu = -1};
-	char *help = ft_exit_help();
+	char *help = ft_exit_help(" See fibtrace(8).");
 
 	test_hist_bounds();
 	test_hist_percentile();

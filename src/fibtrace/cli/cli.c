@@ -395,17 +395,10 @@ static error_t parse_compare(struct ft_cli *cli, int key, char *arg, struct argp
  */
 static char *help_filter(int key, const char *text, void *input)
 {
-	static const char manual[] = " See fibtrace(8).";
-	char *help, *see;
-
 	(void)input;
 	if (key != ARGP_KEY_HELP_POST_DOC)
 		return (char *)text;
-	help = ft_exit_help();
-	see = help ? strstr(help, " See docs/") : NULL;
-	if (see && strlen(see) >= sizeof(manual) - 1)
-		memcpy(see, manual, sizeof(manual));
-	return help;
+	return ft_exit_help(" See fibtrace(8).");
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)

@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 
@@ -64,11 +63,9 @@ static const char page[] =
 
 void ft_cli_help(FILE *f)
 {
-	char *exits = ft_exit_help(), *see = exits ? strstr(exits, " See docs/") : NULL;
+	char *exits = ft_exit_help(""); /* the manual is named below */
 
 	fputs(page, f);
-	if (see)
-		*see = 0; /* the manual is named below */
 	if (exits) {
 		/* The exit statuses, from model/run.c's one list, wrapped at 79 columns. */
 		const char *p = exits;

@@ -48,7 +48,7 @@ int ft_exit_status(int err)
 	return FT_EXIT_ERROR; /* a raw -errno, or a positive value: a bug; an error all the same */
 }
 
-char *ft_exit_help(void)
+char *ft_exit_help(const char *see)
 {
 	size_t n = sizeof(exit_help) / sizeof(exit_help[0]), i;
 	char *text = NULL;
@@ -61,7 +61,7 @@ char *ft_exit_help(void)
 	for (i = 0; i < n; i++)
 		fprintf(f, " %d %s%s", exit_help[i].status, exit_help[i].meaning,
 			i + 1 < n ? "," : ".");
-	fprintf(f, " See docs/fibtrace.md and docs/counters.md.");
+	fputs(see, f);
 	fclose(f);
 	return text;
 }

@@ -279,8 +279,8 @@ struct ft_run {
 };
 
 /* run.c */
-/* "Exit status: 0 ok, 1 runtime error, ... See docs/...", malloc'd (--help). */
-char *ft_exit_help(void);
+/* "Exit status: 0 ok, 1 runtime error, ... ." then @see, malloc'd (--help, --help-all). */
+char *ft_exit_help(const char *see);
 const char *ft_mode_name(enum ft_mode m);
 const char *ft_algo_name(const struct ft_run *run, unsigned int id);
 /* Prints "fibtrace: warning: ..." and keeps it for the report's warnings. */
