@@ -150,6 +150,7 @@ void ft_run_free(struct ft_run *run)
 	run->tree = NULL;
 	run->pern = NULL;
 	run->nrecs = run->npern = 0;
+	run->ntree = run->captree = 0;
 	run->pern_valid = false;
 }
 

@@ -265,7 +265,7 @@ struct ft_run {
 	struct ft_overhead overhead;
 	/* The call tree (tree.c): nodes, the hottest root, what it kept. */
 	struct ft_tnode *tree;
-	size_t ntree;
+	size_t ntree, captree; /* captree: kept across -i intervals (no realloc churn) */
 	int tree_root;	/* first root (roots chained by next); -1 for none */
 	bool tree_on;	/* not --no-tree */
 	bool off_cpu;	/* --off-cpu, and measured (sched_switch attached) */

@@ -172,6 +172,7 @@ static int new_run(struct ft_build *b, const struct ft_run *proto)
 	*b->run = *proto;
 	b->run->targets = b->targets;
 	b->run->recs = NULL;
+	b->run->rec_self = NULL;
 	b->run->nrecs = b->run->caprecs = 0;
 	b->run->pern = NULL;
 	b->run->npern = 0;
@@ -179,7 +180,7 @@ static int new_run(struct ft_build *b, const struct ft_run *proto)
 	b->run->nwarnings = 0;
 	b->run->timeline = NULL;
 	b->run->tree = NULL;
-	b->run->ntree = 0;
+	b->run->ntree = b->run->captree = 0;
 	b->run->tree_root = -1;
 	return 0;
 }

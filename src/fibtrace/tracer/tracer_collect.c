@@ -149,7 +149,7 @@ int ft_tracer_clear(struct ft_tracer *tr)
 static int collect_tree(struct ft_tracer *tr, int ncpus)
 {
 	int fd = bpf_map__fd(tr->skel->maps.tree), c, err = 0;
-	size_t vsz = (sizeof(struct ft_tree_node) + 7) & ~7UL, cap = 0;
+	size_t vsz = (sizeof(struct ft_tree_node) + 7) & ~7UL;
 	struct ft_tree_key key, *prev = NULL;
 	struct ft_run *run = tr->run;
 	void *vals = calloc(ncpus, vsz);
@@ -159,14 +159,16 @@ static int collect_tree(struct ft_tracer *tr, int ncpus)
 		struct ft_tnode *n;
 
 		prev = &key;
-		if (run->ntree == cap) {
-			cap = cap ? 2 * cap : 256;
+		if (run->ntree == run->captree) {
+			size_t cap = run->captree ? 2 * run->captree : 256;
+
 			n = realloc(run->tree, cap * sizeof(*n));
 			if (!n) {
 				err = -ENOMEM;
 				break;
 			}
 			run->tree = n;
+			run->captree = cap;
 		}
 		if (bpf_map_lookup_elem(fd, &key, vals))
 			continue; /* deleted meanwhile: never, nothing deletes */
