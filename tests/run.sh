@@ -6,7 +6,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 log=$(mktemp)
-trap 'rm -f "$log" "$log".*' EXIT
+trap '[ -n "${disk_pid:-}" ] && kill "$disk_pid" 2>/dev/null; rm -f "$log" "$log".*' EXIT
 status=0
 
 run() { # run a suite, echoing and recording its lines
@@ -15,6 +15,33 @@ run() { # run a suite, echoing and recording its lines
 	[ "$rc" = 0 ] || status=1
 	return 0
 }
+
+# Disk: what the suite writes (builds, guests' logs, the gate's second tree)
+# goes under build/. A filesystem that fills mid-run fails whatever test is
+# writing then, after many minutes (seen in CI on 2026-11-30: "No space left
+# on device" after the 6.1 suite); too little space at the start fails here,
+# at once, and the lowest free space seen is printed at the end.
+DISK_NEED_MIB=${DISK_NEED_MIB:-1024}
+disk_free() { df -Pk build 2>/dev/null | awk 'NR == 2 {print int($4 / 1024)}'; }
+mkdir -p build
+disk0=$(disk_free)
+if [ -n "$disk0" ] && [ "$disk0" -lt "$DISK_NEED_MIB" ]; then
+	echo "FAIL disk.free: $disk0 MiB free on build/'s filesystem ($(df -P build | awk 'NR == 2 {print $6}')); make test needs about $DISK_NEED_MIB MiB there: free some space first (DISK_NEED_MIB overrides)"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+disk_watch() { # the lowest free space on build/'s filesystem, every 10 s, into $log.disk
+	local min=$disk0 f
+	echo "$min" >"$log.disk"
+	while sleep 10; do
+		f=$(disk_free)
+		if [ -n "$f" ] && [ "$f" -lt "$min" ]; then
+			min=$f
+			echo "$min" >"$log.disk"
+		fi
+	done
+}
+[ -n "$disk0" ] && { disk_watch & disk_pid=$!; }
 
 # The module builds test_fibtrace_builds.py compares (make test-builds, the
 # kernels side by side) are made beside the first guest's boot, at nice 10:
@@ -232,5 +259,9 @@ if [ "$status" != 0 ] && [ "$failed" = 0 ]; then
 fi
 echo
 grep '^FAIL ' "$log" || true
+if [ -n "${disk_pid:-}" ]; then
+	kill "$disk_pid" 2>/dev/null
+	echo "# disk: build/'s filesystem had $disk0 MiB free at the start, $(cat "$log.disk" 2>/dev/null || echo ?) MiB at the lowest (sampled every 10 s)"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
