@@ -493,7 +493,7 @@ int main(int argc, char **argv)
 	static struct ft_builds builds = {.b[0].calib.fd = -1};
 	static struct ft_timeline timeline;
 	static struct ft_sim sim;
-	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1};
+	struct ft_run run = {.targets = &targets, .cpu = -1, .tree_root = -1, .heap_bytes = -1};
 	struct ft_compare *cmp = NULL;
 	struct ft_watch watch = {};
 	int err, ret = 0; /* ret: the run's result, 0 or -(exit status) */

@@ -5,7 +5,6 @@
  * read record. --compare appends its members through the section callback.
  */
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdlib.h>
 
 #include "cachesim/cachesim.h"
@@ -83,28 +82,11 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 	fprintf(f, "},\n");
 }
 
-/*
- * fibtrace's own heap in use (bytes malloc handed out and not freed, mmapped
- * blocks included): what a leak grows, unlike RSS, which also moves with
- * how the allocator keeps freed memory. -1 where the C library cannot say.
- */
-static long long heap_bytes(void)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-	struct mallinfo2 mi = mallinfo2();
-
-	return (long long)(mi.uordblks + mi.hblkhd);
-#else
-	return -1;
-#endif
-}
-
 static void json_meta(FILE *f, const struct ft_run *run)
 {
 	const struct ft_targets *tg = run->targets;
 	const struct ft_startup *su = &run->startup;
 	int k, by[FT_MODE_NR], nn;
-	long long heap;
 
 	ft_attach_counts(tg, by, &nn);
 	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace\", \"schema\": 1, \"kernel\": ");
@@ -138,9 +120,8 @@ static void json_meta(FILE *f, const struct ft_run *run)
 	fprintf(f,
 		", \"stack_depth\": %d, \"max_depth\": %u, \"maxactive\": %u, \"off_cpu\": %s,\n",
 		FT_STACK_DEPTH, run->max_depth, run->maxactive, run->off_cpu ? "true" : "false");
-	heap = heap_bytes();
-	if (heap >= 0)
-		fprintf(f, "    \"memory\": {\"heap_bytes\": %lld},\n", heap);
+	if (run->heap_bytes >= 0)
+		fprintf(f, "    \"memory\": {\"heap_bytes\": %lld},\n", run->heap_bytes);
 	else
 		fprintf(f, "    \"memory\": {\"heap_bytes\": null},\n");
 	fprintf(f,

@@ -4,6 +4,7 @@
  * CPUs, losses, recursion misses, the call tree, counters, memory use.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,22 @@ static int collect_tree(struct ft_tracer *tr, int ncpus)
 	return err ? err : ft_tree_link(run);
 }
 
+/*
+ * fibtrace's own heap in use (bytes malloc handed out and not freed, mmapped
+ * blocks included): what a leak grows, unlike RSS, which also moves with
+ * how the allocator keeps freed memory. -1 where the C library cannot say.
+ */
+static long long heap_bytes(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+	struct mallinfo2 mi = mallinfo2();
+
+	return (long long)(mi.uordblks + mi.hblkhd);
+#else
+	return -1;
+#endif
+}
+
 int ft_tracer_collect(struct ft_tracer *tr)
 {
 	int ncpus = libbpf_num_possible_cpus(), i;
@@ -219,6 +236,7 @@ int ft_tracer_collect(struct ft_tracer *tr)
 				     prog_recursion_misses(tr->skel->progs.ft_kp_entry) +
 				     prog_recursion_misses(tr->skel->progs.ft_kp_exit);
 	tr->run->max_depth = tr->skel->bss->max_depth;
+	tr->run->heap_bytes = heap_bytes();
 	return ft_counters_collect(tr->skel, tr->run);
 }
 
