@@ -199,7 +199,7 @@ static int prepare_sweep(const struct ft_cli *cli, struct ft_run *run, struct sw
 		if (sc->nalgo < 0)
 			return sc->nalgo;
 	}
-	planned = (double)u64_range_count(&cli->range) * cli->repeat * sc->nalgo;
+	planned = (double)ft_cli_sweep_reads(cli);
 	if (!cli->cmp.kind && planned > cli->max_records) {
 		fprintf(stderr,
 			"fibtrace: --sweep makes %.0f reads; fibtrace keeps at most %" PRIu64
@@ -443,6 +443,7 @@ static int collect_and_report(struct ft_cli *cli, struct ft_run *run, struct ft_
 		return ft_report_flushed() && !ret ? -FT_EXIT_ERROR : ret;
 	}
 	ft_builds_collect(bs);
+	ft_plan_hint(run, stderr);
 	if (report_first(cli, cmp)) {
 		run->startup.detach_s = -1; /* not known yet: said on stderr below */
 		err = report(cli, run, cmp);

@@ -65,6 +65,8 @@ void ft_cli_help(FILE *f);
 /* The per-stage settings the options make: what session/ is given, not the options. */
 void ft_cli_watch_opts(const struct ft_cli *cli, struct ft_watch_opts *o);
 void ft_cli_builds_opts(const struct ft_cli *cli, struct ft_builds_opts *o);
+/* Reads a --sweep issues: every n of the range, --repeat times, per --algo; 0 without one. */
+__u64 ft_cli_sweep_reads(const struct ft_cli *cli);
 
 /* --max-records: read records kept (each sizeof(struct ft_read_rec), 352 bytes: 88 MiB). */
 #define FT_MAX_RECORDS_DEFAULT (1u << 18)

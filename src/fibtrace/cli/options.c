@@ -23,7 +23,8 @@ const struct argp_option ft_cli_options[] = {
 	 "How to attach: fentry (fentry/fexit per function: the cheapest per call), multi (two "
 	 "kprobe.multi links for all: the fastest start), kprobe (two programs, a kprobe and a "
 	 "kretprobe link per function: a fast start where there is no multi), or auto (default: "
-	 "multi where the kernel has it, else kprobe; fentry for --compare)",
+	 "multi where the kernel has it, else kprobe; fentry for --compare, and for a --sweep "
+	 "whose reads alone pass the calls at which fentry's cheaper calls repay its slower start)",
 	 1},
 	{"kprobe", OPT_KPROBE, NULL, OPTION_HIDDEN, "--attach kprobe", 1},
 	{"no-compensate", OPT_NO_COMPENSATE, NULL, 0,

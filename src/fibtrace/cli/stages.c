@@ -17,6 +17,18 @@ void ft_cli_watch_opts(const struct ft_cli *cli, struct ft_watch_opts *o)
 	};
 }
 
+__u64 ft_cli_sweep_reads(const struct ft_cli *cli)
+{
+	__u64 algos = 1;
+	const char *c;
+
+	if (!cli->sweep)
+		return 0;
+	for (c = cli->algo_list; c && *c; c++)
+		algos += *c == ',';
+	return u64_range_count(&cli->range) * (cli->repeat ? cli->repeat : 1) * algos;
+}
+
 void ft_cli_builds_opts(const struct ft_cli *cli, struct ft_builds_opts *o)
 {
 	*o = (struct ft_builds_opts){
@@ -26,6 +38,7 @@ void ft_cli_builds_opts(const struct ft_cli *cli, struct ft_builds_opts *o)
 		.labels = cli->cmp.labels,
 		.attach = cli->attach,
 		.benchmark = cli->cmp.kind != 0,
+		.reads = ft_cli_sweep_reads(cli),
 		.funcs = cli->funcs,
 		.discover = cli->discover,
 		.compensate = cli->compensate,

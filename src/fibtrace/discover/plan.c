@@ -102,6 +102,109 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, bool multi, struct ft
 	return FT_ATTACH_KPROBE;
 }
 
+/*
+ * What each plan costs, from make bench-trace under the instruction clock
+ * (docs/measurement.md, "What a traced call costs"; full default set, 125
+ * functions, 2026-11-28): instructions a traced call adds (1 ns of that
+ * clock each), and start (load + attach) plus detach per traced function.
+ *   fentry        6.12: 1,525 per call, (2.14 + 3.92 + 17.56) s / 125;
+ *                 6.1:  1,550, (2.78 + 3.33 + 16.16) s / 125
+ *   kprobe.multi  6.12: 2,637, (0.18 + 0.02 + 0.21) s / 125: two programs,
+ *                 one link, whatever the number of functions
+ *   kprobe        6.1:  2,114, (0.19 + 2.28 + 10.08) s / 125 (auto picks it
+ *                 only where kprobe.multi is missing: 6.1's figures)
+ */
+static const struct {
+	double call_ns, setup_ns_per_func;
+} plan_cost[] = {
+	[FT_ATTACH_FENTRY] = {1540, 184e6},
+	[FT_ATTACH_MULTI] = {2640, 3.3e6},
+	[FT_ATTACH_KPROBE] = {2110, 100e6},
+};
+
+double ft_plan_break_even(enum ft_attach_req req, int nfuncs)
+{
+	double dcall, dsetup;
+
+	if (req != FT_ATTACH_MULTI && req != FT_ATTACH_KPROBE)
+		return 0;
+	dcall = plan_cost[req].call_ns - plan_cost[FT_ATTACH_FENTRY].call_ns;
+	dsetup = plan_cost[FT_ATTACH_FENTRY].setup_ns_per_func - plan_cost[req].setup_ns_per_func;
+	return nfuncs * dsetup / dcall;
+}
+
+/* Traced functions (calibration ones aside) and those of them every read calls once. */
+static void count_traced(const struct ft_targets *tg, int *funcs, int *per_read)
+{
+	int i;
+
+	*funcs = *per_read = 0;
+	for (i = 0; i < tg->count; i++) {
+		if (tg->t[i].unavailable || tg->no_module)
+			continue;
+		(*funcs)++;
+		if (tg->t[i].slot >= FT_SLOT_READ && tg->t[i].slot <= FT_SLOT_COPY)
+			(*per_read)++;
+	}
+}
+
+int ft_plan_weigh(const struct ft_targets *tg, __u64 reads, int req, struct ft_run *run)
+{
+	struct ft_startup *su = &run->startup;
+	int funcs, per_read;
+	double even, sure;
+
+	if (req != FT_ATTACH_MULTI || !reads)
+		return req;
+	count_traced(tg, &funcs, &per_read);
+	even = ft_plan_break_even(FT_ATTACH_MULTI, funcs);
+	sure = (double)reads * per_read;
+	if (!per_read)
+		return req;
+	if (sure < even) {
+		snprintf(su->reason_buf, sizeof(su->reason_buf),
+			 "auto: the fastest start (%llu reads make at least %.3g traced calls, "
+			 "under the %.3g at which fentry would repay its slower start)",
+			 (unsigned long long)reads, sure, even);
+		su->reason = su->reason_buf;
+		return req;
+	}
+	snprintf(su->reason_buf, sizeof(su->reason_buf),
+		 "auto: %llu reads make at least %.3g traced calls, more than the %.3g at which "
+		 "fentry's cheaper calls repay its slower start and detach",
+		 (unsigned long long)reads, sure, even);
+	su->reason = su->reason_buf;
+	return FT_ATTACH_FENTRY;
+}
+
+void ft_plan_hint(const struct ft_run *run, FILE *f)
+{
+	const struct ft_targets *tg = run->targets;
+	const char *plan = run->startup.plan;
+	enum ft_attach_req req;
+	double calls = 0, even, saved;
+	int i, funcs, per_read;
+
+	if (!plan || !strcmp(plan, "fentry"))
+		return;
+	req = !strcmp(plan, "kprobe.multi") ? FT_ATTACH_MULTI : FT_ATTACH_KPROBE;
+	for (i = 0; i < tg->count; i++)
+		calls += (double)tg->t[i].st.count;
+	count_traced(tg, &funcs, &per_read);
+	even = ft_plan_break_even(req, funcs);
+	if (!funcs || calls <= even)
+		return;
+	saved = (calls - even) * (plan_cost[req].call_ns - plan_cost[FT_ATTACH_FENTRY].call_ns);
+	fprintf(f,
+		"fibtrace: hint: %.3g traced calls, more than the %.3g at which --attach fentry "
+		"costs less than %s in all: about %.2g instructions less here (each call ~%.0f "
+		"cheaper; its start and detach ~%.2f s longer per function)\n",
+		calls, even, plan, saved,
+		plan_cost[req].call_ns - plan_cost[FT_ATTACH_FENTRY].call_ns,
+		(plan_cost[FT_ATTACH_FENTRY].setup_ns_per_func - plan_cost[req].setup_ns_per_func) /
+			1e9);
+}
+
 int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *run)
 {
 	struct ft_startup *su = &run->startup;

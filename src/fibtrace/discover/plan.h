@@ -23,7 +23,9 @@
 #ifndef FIBTRACE_PLAN_H
 #define FIBTRACE_PLAN_H
 
+#include <linux/types.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "model/run.h"
 
@@ -53,6 +55,29 @@ bool ft_plan_asks_multi(enum ft_attach_req req, bool benchmark);
  * FT_ATTACH_FENTRY, _MULTI or _KPROBE, or -(exit status) after saying why.
  */
 int ft_plan_choose(enum ft_attach_req req, bool benchmark, bool multi, struct ft_run *run);
+/*
+ * The traced calls above which fentry costs less in all than plan @req
+ * (kprobe.multi or kprobe) for @nfuncs functions: its calls are cheaper, its
+ * start and detach slower per function (plan.c has the measured costs). 0
+ * for fentry itself. About 170,000 calls per function against kprobe.multi.
+ */
+double ft_plan_break_even(enum ft_attach_req req, int nfuncs);
+/*
+ * auto's second look, once discovery knows the functions: kprobe.multi (the
+ * fastest start) becomes fentry when the @reads this session issues itself
+ * (a sweep; 0 when the workload is not known: a command, -p, a wait) are
+ * sure to make more traced calls than the break-even. Sure: each read calls
+ * every traced read-path function (fib_read, fibdrv_compute/format/copy)
+ * once; the big-number calls, not known before the run, only add to that.
+ * Returns the plan (@req or FT_ATTACH_FENTRY), the reason in run->startup.
+ */
+int ft_plan_weigh(const struct ft_targets *tg, __u64 reads, int req, struct ft_run *run);
+/*
+ * After the run, on @f: a hint when kprobe.multi or kprobe traced more calls
+ * than the break-even, with what fentry would have saved (instructions, as
+ * measured under the instruction clock; a real CPU runs them faster).
+ */
+void ft_plan_hint(const struct ft_run *run, FILE *f);
 /*
  * Applies plan @req (from ft_plan_choose) to the discovered targets
  * (discover.c chose fentry or kprobe per function) and records it and its

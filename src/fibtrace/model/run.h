@@ -197,6 +197,7 @@ struct ft_timeline {
 struct ft_startup {
 	const char *plan;    /* "fentry", "kprobe.multi", "kprobe" */
 	const char *reason;  /* why auto chose it, or "forced by --attach" */
+	char reason_buf[192]; /* a reason with figures (plan.c: ft_plan_weigh) */
 	int programs;	     /* BPF programs loaded for the traced functions */
 	const char *symbols; /* where discovery's kernel tables came from (ksyms.h) */
 	double discover_s, load_s, attach_s, calibrate_s, detach_s;

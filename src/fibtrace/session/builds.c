@@ -216,6 +216,8 @@ int ft_builds_open(struct ft_builds *bs, const struct ft_builds_opts *o, struct 
 			      : ft_discover(dv, b->run->targets, b->module, o->funcs,
 					    req == FT_ATTACH_KPROBE, o->discover, o->compensate,
 					    b->run);
+		if (!err && o->attach == FT_ATTACH_AUTO)
+			req = ft_plan_weigh(b->run->targets, o->reads, req, b->run);
 		if (!err)
 			err = ft_plan_apply(b->run->targets, req, b->run);
 		if (!err)

@@ -27,6 +27,7 @@ struct ft_builds_opts {
 	const char *labels;	   /* --labels, comma-separated; NULL: module names */
 	enum ft_attach_req attach; /* --attach */
 	bool benchmark;		   /* a comparison: the plan for it (plan.h) */
+	__u64 reads;		   /* reads the session issues itself (--sweep), 0: not known */
 	const char *funcs;	   /* -f */
 	bool discover;		   /* not --no-discover */
 	bool compensate;	   /* not --no-compensate */
