@@ -2,8 +2,8 @@
 /*
  * --plot FILE.svg|FILE.png: gnuplot draws three panels: from the per-n
  * table, fib_read median latency versus n, one line per algorithm (log y),
- * and the stacked breakdown compute / format / copy / rest (medians) of the
- * first algorithm; from the copy rows, the copy to user space's throughput
+ * and the stacked breakdown compute / format / copy / rest (medians) of each
+ * of the first four algorithms, side by side; from the copy rows, the copy to user space's throughput
  * versus its size (fibdrv_copy, MB/s = bytes / average ns * 1000). With
  * --cachesim, the simulated Ir, D1mr and Bcm per read versus n instead. The
  * data and the script go to a temporary directory.
@@ -57,14 +57,41 @@ static size_t write_copies(FILE *f, const struct ft_run *run)
 	return n;
 }
 
+/* At most this many breakdown panels, side by side: the first algorithms'. */
+#define PLOT_BREAKDOWNS 4
+
+/* The stacked breakdown of data block @i (its algorithm's rows) at @x,@y, @w wide, @h high. */
+static void write_breakdown(FILE *f, const struct ft_run *run, const char *data, unsigned int i,
+			    unsigned int algo, double x, double y, double w, double h)
+{
+	char text[256], q[520];
+
+	fprintf(f, "set origin %.4f,%.4f\nset size %.4f,%.4f\nset key left top opaque samplen 1\n",
+		x, y, w, h);
+	snprintf(text, sizeof(text), "fib\\_read breakdown, %s (medians, stacked)",
+		 ft_algo_name(run, algo));
+	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
+	fprintf(f,
+		"plot '%s' index %u using 1:($3+$4+$5+$6) with filledcurves x1 title 'rest', "
+		"'' index %u using 1:($3+$4+$5) with filledcurves x1 title 'copy', "
+		"'' index %u using 1:($3+$4) with filledcurves x1 title 'format', "
+		"'' index %u using 1:3 with filledcurves x1 title 'compute'\n",
+		data, i, i, i, i);
+}
+
+/*
+ * Rows of panels: the latency of every algorithm; the breakdowns of the
+ * first PLOT_BREAKDOWNS algorithms side by side; the copy's throughput.
+ */
 static void write_script(FILE *f, const struct ft_run *run, const char *data, const char *copies,
 			 const unsigned int *blocks, unsigned int nblocks)
 {
+	unsigned int i, nb = nblocks < PLOT_BREAKDOWNS ? nblocks : PLOT_BREAKDOWNS;
+	double h = copies ? 1.0 / 3 : 0.5;
 	char text[256], q[520];
-	unsigned int i;
 
 	/* Algorithm and kernel names only inside quoted literals (gnuplot_quote). */
-	fprintf(f, "set multiplot layout %d,1\n", copies ? 3 : 2);
+	fprintf(f, "set multiplot\nset origin 0,%.4f\nset size 1,%.4f\n", 1 - h, h);
 	snprintf(text, sizeof(text), "fib\\_read latency versus n (median%s, kernel %s)",
 		 run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
 	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
@@ -77,22 +104,16 @@ static void write_script(FILE *f, const struct ft_run *run, const char *data, co
 			i ? ", " : "", data, i,
 			gnuplot_quote(q, sizeof(q), ft_algo_name(run, blocks[i])));
 	fprintf(f, "\nunset logscale y\n");
-	snprintf(text, sizeof(text), "fib\\_read breakdown, %s (medians, stacked)",
-		 ft_algo_name(run, blocks[0]));
-	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
-	fprintf(f,
-		"plot '%s' index 0 using 1:($3+$4+$5+$6) with filledcurves x1 title 'rest', "
-		"'' index 0 using 1:($3+$4+$5) with filledcurves x1 title 'copy', "
-		"'' index 0 using 1:($3+$4) with filledcurves x1 title 'format', "
-		"'' index 0 using 1:3 with filledcurves x1 title 'compute'\n",
-		data);
+	for (i = 0; i < nb; i++)
+		write_breakdown(f, run, data, i, blocks[i], (double)i / nb, 1 - 2 * h, 1.0 / nb, h);
 	if (copies)
 		fprintf(f,
+			"set origin 0,0\nset size 1,%.4f\n"
 			"set title 'copy to user space (fibdrv\\_copy): throughput versus size "
 			"(average per size, %s)'\n"
 			"set xlabel 'bytes'\nset ylabel 'MB/s'\nset logscale x\nunset key\n"
 			"plot '%s' using 1:2 with points pt 7 ps 0.5\nunset logscale x\n",
-			run->overhead.on ? "raw: compensation is per call, not per byte" : "raw",
+			h, run->overhead.on ? "raw: compensation is per call, not per byte" : "raw",
 			copies);
 	fprintf(f, "unset multiplot\n");
 }
