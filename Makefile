@@ -144,7 +144,7 @@ vmlinux-h:
 # Host unit tests: one program per module, each printing PASS/FAIL lines
 # that tests/run.sh counts. None needs libbpf or a kernel.
 UNIT_TESTS := test_range test_stats test_compare test_attribute test_aggregate test_ksyms \
-	test_cachesim test_hist test_gnuplot test_helper test_plan
+	test_cachesim test_hist test_gnuplot test_helper test_plan test_plot
 $(BUILD)/tests/test_range: $(call obj,tests/unit/test_range.c src/lib/range.c)
 $(BUILD)/tests/test_stats: $(call obj,tests/unit/test_stats.c src/lib/stats.c src/lib/stats_tests.c)
 $(BUILD)/tests/test_gnuplot: $(call obj,tests/unit/test_gnuplot.c src/lib/gnuplot.c src/lib/helper.c)
@@ -157,6 +157,8 @@ $(BUILD)/tests/test_aggregate: $(call obj,tests/unit/test_aggregate.c $(FIBTRACE
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
 $(BUILD)/tests/test_hist: $(call obj,tests/unit/test_hist.c $(FIBTRACE_PURE) \
 	$(filter-out src/lib/gnuplot.c,$(LIB_SRCS)))
+$(BUILD)/tests/test_plot: $(call obj,tests/unit/test_plot.c $(FIBTRACE_PURE) \
+	src/fibtrace/report/plot.c $(LIB_SRCS))
 $(BUILD)/tests/test_plan: $(call obj,tests/unit/test_plan.c src/fibtrace/discover/plan.c)
 $(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/symbols/ksyms.c src/fibtrace/symbols/ksyms_cache.c)
 $(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim/cachesim.c \

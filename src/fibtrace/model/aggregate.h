@@ -57,6 +57,11 @@ struct ft_pern {
 	__u64 switched;		/* reads switched out at least once */
 	__u64 oncpu_median;	/* median of each read's total minus its off-CPU time */
 };
+/* A compensated median whose error bound reaches it: printed as ?, left out of plots. */
+static inline bool ft_pern_unresolved(const struct ft_pern *r)
+{
+	return r->comp_err >= r->comp.median;
+}
 /*
  * The per-n model: one row per (algo, n) of run->recs, which it sorts by
  * (algo, n). Built at the first call and kept in @run (run->pern) until

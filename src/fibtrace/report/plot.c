@@ -17,13 +17,23 @@
 #include "model/aggregate.h"
 #include "report.h"
 
+/* What per_n.dat holds: a data block per algorithm, and what of it can be drawn. */
+struct plot_data {
+	unsigned int algo[64]; /* the algorithm of each data block */
+	size_t resolved[64];   /* its rows with a point (the others are gaps) */
+	unsigned int nblocks;
+	size_t rows, unresolved;
+};
+
 /* One gnuplot data block (two blank lines apart) per algorithm. */
-static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows, bool comp,
-			       unsigned int *blocks)
+static void write_data(FILE *f, const struct ft_pern *rows, size_t nrows, bool comp,
+		       struct plot_data *d)
 {
-	unsigned int prev_algo = UINT32_MAX, nblocks = 0;
+	unsigned int prev_algo = UINT32_MAX;
 	size_t i;
 
+	memset(d, 0, sizeof(*d));
+	d->rows = nrows;
 	for (i = 0; i < nrows; i++) {
 		const struct ft_pern *r = &rows[i];
 		const struct ft_pern_fig *x = comp ? &r->comp : &r->raw;
@@ -31,16 +41,23 @@ static unsigned int write_data(FILE *f, const struct ft_pern *rows, size_t nrows
 		if (r->algo != prev_algo) {
 			if (prev_algo != UINT32_MAX)
 				fprintf(f, "\n\n");
-			if (nblocks < 64)
-				blocks[nblocks++] = r->algo;
+			if (d->nblocks == 64)
+				break;
+			d->algo[d->nblocks++] = r->algo;
 			prev_algo = r->algo;
 		}
+		/* An unresolved median (its bound reaches it) is a gap, not a point. */
+		if (comp && ft_pern_unresolved(r)) {
+			fprintf(f, "%" PRIu64 " NaN NaN NaN NaN NaN\n", (uint64_t)r->n);
+			d->unresolved++;
+			continue;
+		}
+		d->resolved[d->nblocks - 1]++;
 		fprintf(f,
 			"%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 			(uint64_t)r->n, (uint64_t)(x->median ? x->median : 1), (uint64_t)x->compute,
 			(uint64_t)x->format, (uint64_t)x->copy, (uint64_t)x->rest);
 	}
-	return nblocks;
 }
 
 /* Bytes and MB/s per copy size (the copy rows of aggregate.c): rows written. */
@@ -68,7 +85,7 @@ static void write_breakdown(FILE *f, const struct ft_run *run, const char *data,
 
 	fprintf(f, "set origin %.4f,%.4f\nset size %.4f,%.4f\nset key left top opaque samplen 1\n",
 		x, y, w, h);
-	snprintf(text, sizeof(text), "fib\\_read breakdown, %s (medians, stacked)",
+	snprintf(text, sizeof(text), "fib\\_read of %s, stacked medians",
 		 ft_algo_name(run, algo));
 	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
 	fprintf(f,
@@ -79,33 +96,53 @@ static void write_breakdown(FILE *f, const struct ft_run *run, const char *data,
 		data, i, i, i, i);
 }
 
-/*
- * Rows of panels: the latency of every algorithm; the breakdowns of the
- * first PLOT_BREAKDOWNS algorithms side by side; the copy's throughput.
- */
-static void write_script(FILE *f, const struct ft_run *run, const char *data, const char *copies,
-			 const unsigned int *blocks, unsigned int nblocks)
+/* The latency panel's title: which figures, how many left out, the kernel. */
+static void latency_title(FILE *f, const struct ft_run *run, const struct plot_data *d)
 {
-	unsigned int i, nb = nblocks < PLOT_BREAKDOWNS ? nblocks : PLOT_BREAKDOWNS;
-	double h = copies ? 1.0 / 3 : 0.5;
 	char text[256], q[520];
 
+	if (d->unresolved)
+		snprintf(text, sizeof(text),
+			 "fib\\_read median versus n, compensated (%zu of %zu unresolved: left "
+			 "out), kernel %s",
+			 d->unresolved, d->rows, run->kernel);
+	else
+		snprintf(text, sizeof(text), "fib\\_read median versus n, %s, kernel %s",
+			 run->overhead.on ? "compensated for tracing" : "raw", run->kernel);
+	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
+}
+
+/*
+ * Rows of panels: the latency of every algorithm with a resolved point; the
+ * breakdowns of the first PLOT_BREAKDOWNS of them side by side; the copy's
+ * throughput.
+ */
+static void write_script(FILE *f, const struct ft_run *run, const char *data, const char *copies,
+			 const struct plot_data *d)
+{
+	unsigned int i, k, nb = 0, drawn[PLOT_BREAKDOWNS];
+	double h = copies ? 1.0 / 3 : 0.5;
+	char q[520];
+
+	for (i = 0; i < d->nblocks && nb < PLOT_BREAKDOWNS; i++)
+		if (d->resolved[i])
+			drawn[nb++] = i;
 	/* Algorithm and kernel names only inside quoted literals (gnuplot_quote). */
 	fprintf(f, "set multiplot\nset origin 0,%.4f\nset size 1,%.4f\n", 1 - h, h);
-	snprintf(text, sizeof(text), "fib\\_read latency versus n (median%s, kernel %s)",
-		 run->overhead.on ? ", compensated for tracing" : ", raw", run->kernel);
-	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
+	latency_title(f, run, d);
 	/* Under QEMU icount a "ns" is an instruction: the axis says which clock. */
 	fprintf(f, "set xlabel 'n'\nset ylabel '%s'\nset logscale y\nset grid\nset key left top\n",
 		strcmp(run->clock, "instructions") ? "ns" : "instructions (QEMU icount)");
 	fprintf(f, "plot ");
-	for (i = 0; i < nblocks; i++)
-		fprintf(f, "%s'%s' index %u using 1:2 with linespoints pt 7 ps 0.4 title %s",
-			i ? ", " : "", data, i,
-			gnuplot_quote(q, sizeof(q), ft_algo_name(run, blocks[i])));
+	for (i = 0, k = 0; i < d->nblocks; i++)
+		if (d->resolved[i])
+			fprintf(f, "%s'%s' index %u using 1:2 with linespoints pt 7 ps 0.4 title %s",
+				k++ ? ", " : "", data, i,
+				gnuplot_quote(q, sizeof(q), ft_algo_name(run, d->algo[i])));
 	fprintf(f, "\nunset logscale y\n");
 	for (i = 0; i < nb; i++)
-		write_breakdown(f, run, data, i, blocks[i], (double)i / nb, 1 - 2 * h, 1.0 / nb, h);
+		write_breakdown(f, run, data, drawn[i], d->algo[drawn[i]], (double)i / nb, 1 - 2 * h,
+				1.0 / nb, h);
 	if (copies)
 		fprintf(f,
 			"set origin 0,0\nset size 1,%.4f\n"
@@ -122,7 +159,7 @@ int ft_plot(struct ft_run *run, const char *path)
 {
 	struct gnuplot_job j;
 	const struct ft_pern *rows;
-	unsigned int blocks[64], nblocks;
+	struct plot_data d;
 	size_t nrows, ncopies;
 	FILE *f;
 
@@ -139,14 +176,23 @@ int ft_plot(struct ft_run *run, const char *path)
 		gnuplot_abort(&j);
 		return -1;
 	}
-	nblocks = write_data(f, rows, nrows, run->overhead.on, blocks);
+	write_data(f, rows, nrows, run->overhead.on, &d);
 	fclose(f);
+	if (d.unresolved == d.rows) {
+		fprintf(stderr,
+			"fibtrace: --plot: every compensated median is unresolved (its error bound "
+			"reaches it: many traced calls per read); trace fewer functions "
+			"(--no-discover, the read path: within 2%%) or plot raw figures "
+			"(--no-compensate)\n");
+		gnuplot_abort(&j);
+		return -1;
+	}
 	f = gnuplot_open(&j, "copies.dat");
 	ncopies = f ? write_copies(f, run) : 0;
 	if (f)
 		fclose(f);
 	write_script(gnuplot_script(&j), run, gnuplot_path(&j, 0),
-		     ncopies ? gnuplot_path(&j, 1) : NULL, blocks, nblocks);
+		     ncopies ? gnuplot_path(&j, 1) : NULL, &d);
 	return gnuplot_run(&j);
 }
 

@@ -372,7 +372,7 @@ static void pern_row_short(FILE *f, const struct ft_run *run, const struct ft_pe
 	char a[32], d[32], e[32], g[32], m[32];
 
 	fmt_ns_u64(a, sizeof(a), x->median);
-	if (comp && r->comp_err >= r->comp.median)
+	if (comp && ft_pern_unresolved(r))
 		snprintf(a, sizeof(a), "?");
 	fmt_ns_u64(d, sizeof(d), x->compute);
 	fmt_ns_u64(e, sizeof(e), x->format);
@@ -447,7 +447,7 @@ static void text_pern(FILE *f, struct ft_run *run)
 			c, d, e, g, h, m, (uint64_t)r->calls);
 	}
 	for (i = 0; comp && i < nrows; i++)
-		unresolved += rows[i].comp_err >= rows[i].comp.median;
+		unresolved += ft_pern_unresolved(&rows[i]);
 	if (unresolved && !run->all)
 		fprintf(f,
 			"%zu of %zu rows are not resolved: ? where the bound (--all: ±) reaches "
