@@ -30,12 +30,22 @@ runs=*) limit=-runs=${budget#runs=} ;;
 *) limit=-max_total_time=$budget ;;
 esac
 start=$(date +%s)
-if "$bin" "$@" "$limit" -seed="$seed" -print_final_stats=1 \
+# -close_fd_mask=3: the harness's own stdout and stderr are closed while it
+# fuzzes (libFuzzer keeps its messages). fibtrace's command line prints its
+# usage or help for most inputs: 3 million of them wrote a 29 GB fuzz.log
+# and filled CI's disk (2026-11-30). A finding is replayed with them shown.
+if "$bin" "$@" "$limit" -seed="$seed" -print_final_stats=1 -close_fd_mask=3 \
 	-artifact_prefix="$out/crashes/" "$out/corpus" "tests/fuzz/corpus/$name" >"$out/fuzz.log" 2>&1; then
 	runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/fuzz.log" | grep -o '[0-9]*$')
 	echo "PASS fuzz.$name (${runs:-?} runs in $(( $(date +%s) - start )) s)"
 else
 	echo "FAIL fuzz.$name: a finding in $out/crashes (log $out/fuzz.log); copy it to tests/fuzz/regressions/$name"
 	tail -n 30 "$out/fuzz.log"
+	for f in "$out"/crashes/*; do
+		[ -f "$f" ] || continue
+		echo "# replayed with the harness's messages: $f"
+		"$bin" "$@" "$f" 2>&1 | tail -n 20
+		break
+	done
 	exit 1
 fi

@@ -2,8 +2,8 @@
 """scripts/deps.sh without installing anything.
 
 - As an unprivileged user (nobody, through setpriv, when this runs as root;
-  else as the user running it) `make deps` returns 0 within seconds when
-  everything is installed, and writes nothing. Unprivileged it cannot
+  else as the user running it) `make deps` returns 0 when everything is
+  installed, having installed and written nothing. Unprivileged it cannot
   install: when it says something is missing, the packages it names are
   checked against dpkg (FAIL if installed), and the test SKIPs.
 - Off Debian 12 (an os-release file of Ubuntu, Fedora, Arch handed to it) it
@@ -79,7 +79,10 @@ def as_user():
         else:
             skip("unprivileged", f"not everything is installed ({out.strip()[-200:]}): sudo make deps")
         return
-    result(rc == 0 and "deps: ok" in out and secs < 20, "unprivileged",
+    # Not a time bound (a busy host took 27.8 s in make test, 2026-12-01):
+    # that it checked only, installing nothing, which run()'s timeout bounds.
+    print(f"# deps as nobody: exit {rc} in {secs:.1f} s", flush=True)
+    result(rc == 0 and "deps: ok" in out and "installing" not in out, "unprivileged",
            f"exit {rc} in {secs:.1f} s: {out.strip()[-300:]}")
     result(not changed, "unprivileged.wrote_nothing", f"changed meanwhile: {changed[:5]}")
 
