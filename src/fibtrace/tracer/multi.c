@@ -147,3 +147,61 @@ bool ft_multi_available(void)
 		probe_multi(NULL);
 	return probe.available;
 }
+
+/* splitmix64: the candidate multipliers, the same sequence on every run. */
+static __u64 candidate(__u64 i)
+{
+	__u64 z = (i + 1) * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (z ^ (z >> 31)) | 1;
+}
+
+static __u32 ipslot_of(__u64 addr, __u64 mult)
+{
+	return (__u32)((addr * mult) >> (64 - FT_IPSLOTS_BITS));
+}
+
+__u64 ft_multi_hash(const struct ft_targets *tg)
+{
+	static unsigned char used[FT_IPSLOTS];
+	int i, all = ft_targets_all(tg);
+	__u64 c;
+
+	for (c = 0; c < 10000; c++) {
+		__u64 mult = candidate(c);
+		bool clash = false;
+
+		memset(used, 0, sizeof(used));
+		for (i = 0; i < all && !clash; i++) {
+			const struct ft_target *t = &tg->t[i];
+			__u32 k = ipslot_of(t->addr, mult);
+
+			if (t->mode != FT_MODE_MULTI || t->unavailable || !t->addr)
+				continue;
+			clash = used[k];
+			used[k] = 1;
+		}
+		if (!clash)
+			return mult;
+	}
+	return 0; /* never seen with 128 functions in 4096 entries: the cookies then */
+}
+
+int ft_multi_fill(int map_fd, const struct ft_targets *tg, __u64 mult)
+{
+	int i, all = ft_targets_all(tg);
+
+	for (i = 0; i < all; i++) {
+		const struct ft_target *t = &tg->t[i];
+		struct ft_ipslot e = {.ip = t->addr, .slot = (__u32)t->slot};
+		__u32 k = ipslot_of(t->addr, mult);
+
+		if (t->mode != FT_MODE_MULTI || t->unavailable || !t->addr)
+			continue;
+		if (bpf_map_update_elem(map_fd, &k, &e, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
