@@ -72,7 +72,7 @@ FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 # The fuzzers (make fuzz): the big-number library, the command line, the reports.
 include mk/fuzz.mk
 
-.PHONY: all deps module modules user vmtest test unit check-inline check-core demo vmlinux-h bench bench-trace clean format check-kver \
+.PHONY: all deps module modules user vmtest test unit check-inline check-core demo vmlinux-h bench bench-trace bench-fncount clean format check-kver \
 	stack-depth print-bn-srcs perf-gate test-builds soak install FORCE
 
 all: user modules
@@ -176,15 +176,17 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 # test_layers_fibdrv.sh that scripts/layers-fibdrv.sh (make layers-fibdrv:
 # no call cycle between fibdrv's files, none up a layer) fails where it should;
 # test_unprivileged.sh runs a short make demo as nobody (a guest booted
-# unprivileged; skipped while another guest runs).
+# unprivileged; skipped while another guest runs); test_fncount.sh loads
+# make bench-fncount's QEMU plugin into this machine's QEMU.
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUILD)/fibcalc \
-	$(BUILD)/fibclient
+	$(BUILD)/fibclient $(BUILD)/bench/fncount.so
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
 	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_help.py || st=1; tests/host/test_bpf_sizes.py || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
+	tests/host/test_fncount.sh || st=1; \
 	scripts/layers.py --src src/fibtrace || st=1; tests/host/test_layers.sh || st=1; \
 	tests/host/test_unprivileged.sh || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; \
@@ -238,6 +240,18 @@ bench: bench-bn
 bench-trace: all $(BUILD)/bench/trace_workload
 	@scripts/bench-trace.sh $(KERNELS)
 	@scripts/bench-compensation.sh $(KERNELS)
+
+# Per function, fibtrace's compensated times against the instructions a QEMU
+# plugin counts outside the guest for the same calls untraced
+# (bench/results/fncount.json; scripts/bench-fncount.sh).
+bench-fncount: all $(BUILD)/bench/fncount.so
+	@scripts/bench-fncount.sh $(KERNELS)
+
+# A QEMU TCG plugin (bench/fncount/): built against QEMU's documented API, no QEMU headers.
+$(BUILD)/bench/fncount.so: bench/fncount/fncount.c bench/fncount/qemu_plugin_api.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wall -Wextra $(if $(filter 1 yes,$(WERROR)),-Werror) -shared -fPIC \
+		-fvisibility=hidden -Ibench/fncount $< -o $@
 
 $(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)
 	@mkdir -p $(@D)

@@ -32,16 +32,19 @@ def log(msg):
 
 
 def plans():
+    """The plans this kernel has; GRID_PLANS="multi ..." for some of them."""
     have = ["fentry", "kprobe"]
     with open("/proc/kallsyms") as f:
         if any(" fprobe_register" in line for line in f):
             have.insert(1, "multi")
-    return have
+    want = os.environ.get("GRID_PLANS", "").split()
+    return [p for p in have if not want or p in want]
 
 
 def run(n, reads, plan, full):
     args = [FIBTRACE, "--json", "--sweep", f"{n}:{n}", "--repeat", str(reads), "--cpu", "0",
-            "--attach", plan] + ([] if full else ["--no-discover"])
+            "--attach", plan] + ([] if full else ["--no-discover"]) + os.environ.get(
+                "GRID_ARGS", "").split()
     p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError(f"{' '.join(args)}: exit {p.returncode}: {p.stderr[-500:]}")

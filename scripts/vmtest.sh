@@ -46,8 +46,11 @@ command -v vng >/dev/null || { echo "vmtest: vng not found (make deps)" >&2; exi
 vm_choose "$image" || exit 2
 accel=(--disable-kvm)
 [ "$VM_HOW" = kvm ] && accel=() # KVM is vng's own default
+# VM_QEMU_EXTRA: more QEMU options (make bench-fncount's -plugin).
+qemu=${VM_QEMU_EXTRA:-}
+[ "$VM_HOW" = tcg-icount ] && qemu="-icount shift=0,align=off,sleep=off${qemu:+ $qemu}"
 qemu_opts=()
-[ "$VM_HOW" = tcg-icount ] && qemu_opts=("--qemu-opts=-icount shift=0,align=off,sleep=off")
+[ -n "$qemu" ] && qemu_opts=("--qemu-opts=$qemu")
 cpus=${VM_CPUS:-2}
 if [ -z "${VM_CPUS:-}" ] && [ "$VM_HOW" = tcg-icount ] && [[ $kver == 6.1.* ]]; then
 	cpus=1
