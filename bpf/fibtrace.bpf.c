@@ -45,16 +45,6 @@ const volatile __u32 trace_mode;
 const volatile __u32 read_funcs;
 /* Slots from here on time fibdrv's calibration functions (never reported). */
 const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
-/* kprobe.multi: the multiplier of multi_slot()'s hash; 0: the cookies. */
-const volatile __u64 ipslots_mult;
-
-/* Filled by user space after load (src/fibtrace/tracer/multi.c). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FT_IPSLOTS);
-	__type(key, __u32);
-	__type(value, struct ft_ipslot);
-} ipslots SEC(".maps");
 
 /*
  * enum ft_enabled, set by user space: FT_ON once every program is attached,
@@ -408,13 +398,10 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 		parent->child_out += cost_full[s] - cost_in[s];
 }
 
-/*
- * Exit of any slot at @now, the exit program's first act (what it does
- * before the clock is read is charged to the call); @id as at entry (so
- * frames pair by identity, not by slot).
- */
-static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id, __u64 now)
+/* Exit of any slot; @id as at entry (so frames pair by identity, not by slot). */
+static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 {
+	__u64 now = bpf_ktime_get_ns();
 	struct ft_task *st;
 	struct ft_durs c;
 	__u32 d, found;
@@ -532,7 +519,7 @@ SEC("ftfexit")
 int FT_TRACING(FT_PROG(fx, 0), struct file *file, char *buf, size_t size, loff_t *ppos,
 	     ssize_t ret)
 {
-	return on_exit(FT_SLOT_READ, ret, FENTRY_ID, bpf_ktime_get_ns());
+	return on_exit(FT_SLOT_READ, ret, FENTRY_ID);
 }
 
 SEC("ftfentry")
@@ -544,7 +531,7 @@ int FT_TRACING(FT_PROG(fe, 3), char *ubuf, const char *kbuf, size_t len)
 SEC("ftfexit")
 int FT_TRACING(FT_PROG(fx, 3))
 {
-	return on_exit(FT_SLOT_COPY, 0, FENTRY_ID, bpf_ktime_get_ns());
+	return on_exit(FT_SLOT_COPY, 0, FENTRY_ID);
 }
 
 /* Generic slots: no arguments needed (fentry/fexit; kprobes share ft_kp_entry/exit). */
@@ -555,7 +542,7 @@ int FT_TRACING(FT_PROG(fx, 3))
 	}                                                        \
 	SEC("ftfexit") int FT_TRACING(FT_PROG(fx, i))            \
 	{                                                        \
-		return on_exit(i, 0, FENTRY_ID, bpf_ktime_get_ns()); \
+		return on_exit(i, 0, FENTRY_ID);                 \
 	}
 
 /* slot 4 is _copy_to_user (FT_SLOT_COPY_TO_USER): on_entry keeps it to fib_read */
@@ -590,63 +577,41 @@ SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(1
  * carrying its slot (cookies on perf-event links: Linux 5.15+). Verified
  * once instead of once per function (src/fibtrace/discover/plan.h).
  */
-/*
- * A kprobe.multi function's slot. Its cookie is found by a binary search
- * over the link's sorted addresses that stops where it finds the address,
- * so it costs each function a different number of instructions (1 to 7
- * steps for 127 functions), and that difference lands in the traced
- * intervals: the entry's in the caller's, the exit's in the caller's or,
- * before the clock moved first, the function's own. No single calibrated
- * cost can subtract it (make bench-fncount, 6.12, F(1000): the leaves'
- * cost per call 484 to 617 instructions). A multiplicative hash of the
- * address into an array, collision-free for the traced addresses, costs
- * every function the same; the cookie remains the fallback.
- */
-static __always_inline __u32 multi_slot(struct pt_regs *ctx)
+static __always_inline int cookie_entry(struct pt_regs *ctx)
 {
-	__u64 ip = bpf_get_func_ip(ctx);
-	__u32 k = (ip * ipslots_mult) >> (64 - FT_IPSLOTS_BITS);
-	struct ft_ipslot *e;
+	__u32 slot = bpf_get_attach_cookie(ctx);
 
-	if (!ipslots_mult)
-		return bpf_get_attach_cookie(ctx);
-	e = bpf_map_lookup_elem(&ipslots, &k);
-	return e && e->ip == ip ? e->slot : bpf_get_attach_cookie(ctx);
-}
-
-static __always_inline int slot_entry(struct pt_regs *ctx, __u32 slot)
-{
 	if (slot == FT_SLOT_READ)
 		return read_entry((struct file *)PT_REGS_PARM1(ctx), (loff_t *)PT_REGS_PARM4(ctx),
 				  KPROBE_ID);
 	return on_entry(slot, 0, 0, slot == FT_SLOT_COPY ? PT_REGS_PARM3(ctx) : 0, KPROBE_ID);
 }
 
+static __always_inline int cookie_exit(struct pt_regs *ctx, long ret)
+{
+	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
+}
+
 SEC("kprobe.multi")
 int BPF_KPROBE(ft_multi_entry)
 {
-	return slot_entry(ctx, multi_slot(ctx));
+	return cookie_entry(ctx);
 }
 
 SEC("kretprobe.multi")
 int BPF_KRETPROBE(ft_multi_exit, long ret)
 {
-	__u64 now = bpf_ktime_get_ns();
-
-	return on_exit(multi_slot(ctx), ret, KRETPROBE_ID, now);
+	return cookie_exit(ctx, ret);
 }
 
-/* A perf-event link's cookie is one load: the same for every function. */
 SEC("kprobe")
 int BPF_KPROBE(ft_kp_entry)
 {
-	return slot_entry(ctx, bpf_get_attach_cookie(ctx));
+	return cookie_entry(ctx);
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(ft_kp_exit, long ret)
 {
-	__u64 now = bpf_ktime_get_ns();
-
-	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID, now);
+	return cookie_exit(ctx, ret);
 }

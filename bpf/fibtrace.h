@@ -14,19 +14,6 @@
 
 /* Program slots in the object; the first FT_FIXED_SLOTS have fixed roles. */
 #define FT_MAX_SLOTS 128
-/*
- * kprobe.multi: a function's slot by its address, in constant time
- * (fibtrace.bpf.c, multi_slot): FT_IPSLOTS_BITS bits of (address * a
- * multiplier user space picks so that no two traced functions share one).
- */
-#define FT_IPSLOTS_BITS 12
-#define FT_IPSLOTS (1u << FT_IPSLOTS_BITS)
-
-struct ft_ipslot {
-	__u64 ip;
-	__u32 slot;
-	__u32 pad;
-};
 #define FT_SLOT_READ 0 /* fib_read */
 #define FT_SLOT_COMPUTE 1 /* fibdrv_compute */
 #define FT_SLOT_FORMAT 2 /* fibdrv_format */

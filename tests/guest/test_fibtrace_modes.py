@@ -363,16 +363,16 @@ def main():
             lost = {k: v for k, v in mu["lost"].items() if v}
             check("modes.multi.lost.zero", not lost, str(lost))
         # auto weighs per-call cost against start-up (plan.c, ft_plan_weigh):
-        # 300,000 reads through the read path alone make at least 1.2 x 10^6
-        # traced calls, past the ~980,000 at which fentry's calls, ~740
+        # 250,000 reads through the read path alone make at least 10^6 traced
+        # calls, past the ~660,000 at which fentry's calls, ~1,100
         # instructions cheaper, repay its slower start and detach.
         swept = run_json("modes.auto.long_sweep", ["--no-discover", "--sweep", "0:9", "--repeat",
-                                                  "30000", "--max-records", "300000"])
+                                                  "25000"])
         if swept:
             su = swept["meta"]["startup"]
             check("modes.auto.long_sweep.fentry", su["plan"] == "fentry" and
-                  "300000 reads" in su["reason"] and
-                  funcs(swept)["fib_read"]["count"] == 300000,
+                  "250000 reads" in su["reason"] and
+                  funcs(swept)["fib_read"]["count"] == 250000,
                   f"{su}; fib_read {funcs(swept)['fib_read']['count']}")
     elif fe:
         rc, out, err = run(["--attach", "multi", "--no-discover", "-d", "1"])

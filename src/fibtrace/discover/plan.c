@@ -103,24 +103,22 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, bool multi, struct ft
 }
 
 /*
- * What each plan costs under the instruction clock, full default set (125
- * functions): instructions a traced call adds (1 ns of that clock each),
- * from bench/compensation_grid.py (raw minus untraced F(10^4), per traced
- * call, 6.12, 2026-12-01), and start (load + attach) plus detach per
- * traced function from make bench-trace (2026-11-28).
- *   fentry        6.12: 1,566 per call, (2.14 + 3.92 + 17.56) s / 125;
+ * What each plan costs, from make bench-trace under the instruction clock
+ * (docs/measurement.md, "What a traced call costs"; full default set, 125
+ * functions, 2026-11-28): instructions a traced call adds (1 ns of that
+ * clock each), and start (load + attach) plus detach per traced function.
+ *   fentry        6.12: 1,525 per call, (2.14 + 3.92 + 17.56) s / 125;
  *                 6.1:  1,550, (2.78 + 3.33 + 16.16) s / 125
- *   kprobe.multi  6.12: 2,301 (2,637 before the slot was found in constant
- *                 time), (0.18 + 0.02 + 0.21) s / 125: two programs, one
- *                 link, whatever the number of functions
+ *   kprobe.multi  6.12: 2,637, (0.18 + 0.02 + 0.21) s / 125: two programs,
+ *                 one link, whatever the number of functions
  *   kprobe        6.1:  2,114, (0.19 + 2.28 + 10.08) s / 125 (auto picks it
  *                 only where kprobe.multi is missing: 6.1's figures)
  */
 static const struct {
 	double call_ns, setup_ns_per_func;
 } plan_cost[] = {
-	[FT_ATTACH_FENTRY] = {1560, 184e6},
-	[FT_ATTACH_MULTI] = {2300, 3.3e6},
+	[FT_ATTACH_FENTRY] = {1540, 184e6},
+	[FT_ATTACH_MULTI] = {2640, 3.3e6},
 	[FT_ATTACH_KPROBE] = {2110, 100e6},
 };
 
@@ -163,14 +161,20 @@ int ft_plan_weigh(const struct ft_targets *tg, __u64 reads, int req, struct ft_r
 	sure = (double)reads * per_read;
 	if (!per_read)
 		return req;
+	if (sure < even) {
+		snprintf(su->reason_buf, sizeof(su->reason_buf),
+			 "auto: the fastest start (%llu reads make at least %.3g traced calls, "
+			 "under the %.3g at which fentry would repay its slower start)",
+			 (unsigned long long)reads, sure, even);
+		su->reason = su->reason_buf;
+		return req;
+	}
 	snprintf(su->reason_buf, sizeof(su->reason_buf),
-		 sure < even ? "auto: the fastest start (%llu reads make at least %.3g traced calls, "
-			       "under the %.3g at which fentry would repay its slower start)"
-			     : "auto: %llu reads make at least %.3g traced calls, more than the %.3g "
-			       "at which fentry's cheaper calls repay its slower start and detach",
+		 "auto: %llu reads make at least %.3g traced calls, more than the %.3g at which "
+		 "fentry's cheaper calls repay its slower start and detach",
 		 (unsigned long long)reads, sure, even);
 	su->reason = su->reason_buf;
-	return sure < even ? req : FT_ATTACH_FENTRY;
+	return FT_ATTACH_FENTRY;
 }
 
 void ft_plan_hint(const struct ft_run *run, FILE *f)

@@ -18,16 +18,6 @@
 /* Attaches both links: 0 or -errno after saying why. */
 int ft_multi_attach(struct bpf_program *entry, struct bpf_program *exit, struct ft_targets *tg,
 		    struct bpf_link *links[2]);
-/*
- * The programs find a function's slot by its address in constant time
- * (bpf/fibtrace.bpf.c, multi_slot), not by the cookie's binary search,
- * whose cost differs by function: ft_multi_hash() picks a multiplier under
- * which no two kprobe.multi targets share an entry of the ipslots array
- * (0 if none: the cookies then), set before load; ft_multi_fill() fills the
- * array after load (0 or -errno).
- */
-__u64 ft_multi_hash(const struct ft_targets *tg);
-int ft_multi_fill(int map_fd, const struct ft_targets *tg, __u64 mult);
 /* Adds the links' misses to run->lost. */
 void ft_multi_collect(struct ft_run *run, struct bpf_link *const links[2]);
 

@@ -250,7 +250,6 @@ static void configure(struct ft_tracer *tr)
 		bpf_map__set_map_flags(skel->maps.tree,
 				       bpf_map__map_flags(skel->maps.tree) | BPF_F_ZERO_SEED);
 	skel->rodata->calib_first_slot = tr->tg->count;
-	skel->rodata->ipslots_mult = ft_multi_hash(tr->tg);
 	skel->rodata->read_funcs = run->self_stride != 0;
 	skel->rodata->tree_on = run->tree_on;
 	skel->rodata->tree_n = run->tree_n;
@@ -331,9 +330,6 @@ static int open_and_load(struct ft_tracer *tr)
 	}
 	if (fd >= 0)
 		close(fd); /* libbpf has parsed it */
-	if (!err && tr->skel->rodata->ipslots_mult)
-		err = ft_multi_fill(bpf_map__fd(tr->skel->maps.ipslots), tr->tg,
-				    tr->skel->rodata->ipslots_mult);
 	if (err)
 		return err;
 	if (tr->o.verbose)
