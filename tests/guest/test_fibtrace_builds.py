@@ -244,8 +244,9 @@ def attribute(ko, plant_ns):
 
 def wait_builds(kver, limit=450):
     """While make test-builds runs beside the guests (build/KVER/builds/pending
-    and no status yet), wait for it, at most @limit s (under the file's 600-s
-    limit, so a late build fails this check, not the file): its status ("ok",
+    and no status yet), wait for it, at most @limit s (under the file's
+    1200-s limit, tests/guest/run.sh, so a late build fails this check, not
+    the file): its status ("ok",
     "failed", why it has none), or None when none was running. The directory
     is listed afresh each time: a lookup of a file the host had not written
     yet can stay negative in the guest's 9p cache (seen 2026-11-28: the
