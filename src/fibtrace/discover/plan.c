@@ -161,20 +161,14 @@ int ft_plan_weigh(const struct ft_targets *tg, __u64 reads, int req, struct ft_r
 	sure = (double)reads * per_read;
 	if (!per_read)
 		return req;
-	if (sure < even) {
-		snprintf(su->reason_buf, sizeof(su->reason_buf),
-			 "auto: the fastest start (%llu reads make at least %.3g traced calls, "
-			 "under the %.3g at which fentry would repay its slower start)",
-			 (unsigned long long)reads, sure, even);
-		su->reason = su->reason_buf;
-		return req;
-	}
 	snprintf(su->reason_buf, sizeof(su->reason_buf),
-		 "auto: %llu reads make at least %.3g traced calls, more than the %.3g at which "
-		 "fentry's cheaper calls repay its slower start and detach",
+		 sure < even ? "auto: the fastest start (%llu reads make at least %.3g traced calls, "
+			       "under the %.3g at which fentry would repay its slower start)"
+			     : "auto: %llu reads make at least %.3g traced calls, more than the %.3g "
+			       "at which fentry's cheaper calls repay its slower start and detach",
 		 (unsigned long long)reads, sure, even);
 	su->reason = su->reason_buf;
-	return FT_ATTACH_FENTRY;
+	return sure < even ? req : FT_ATTACH_FENTRY;
 }
 
 void ft_plan_hint(const struct ft_run *run, FILE *f)
