@@ -122,15 +122,22 @@ static const struct {
 	[FT_ATTACH_KPROBE] = {2110, 100e6},
 };
 
+/* What fentry saves per traced call against plan @req, and costs more per function to set up. */
+static double call_gap(enum ft_attach_req req)
+{
+	return plan_cost[req].call_ns - plan_cost[FT_ATTACH_FENTRY].call_ns;
+}
+
+static double setup_gap(enum ft_attach_req req)
+{
+	return plan_cost[FT_ATTACH_FENTRY].setup_ns_per_func - plan_cost[req].setup_ns_per_func;
+}
+
 double ft_plan_break_even(enum ft_attach_req req, int nfuncs)
 {
-	double dcall, dsetup;
-
 	if (req != FT_ATTACH_MULTI && req != FT_ATTACH_KPROBE)
 		return 0;
-	dcall = plan_cost[req].call_ns - plan_cost[FT_ATTACH_FENTRY].call_ns;
-	dsetup = plan_cost[FT_ATTACH_FENTRY].setup_ns_per_func - plan_cost[req].setup_ns_per_func;
-	return nfuncs * dsetup / dcall;
+	return nfuncs * setup_gap(req) / call_gap(req);
 }
 
 /* Traced functions (calibration ones aside) and those of them every read calls once. */
@@ -188,15 +195,12 @@ void ft_plan_hint(const struct ft_run *run, FILE *f)
 	even = ft_plan_break_even(req, funcs);
 	if (!funcs || calls <= even)
 		return;
-	saved = (calls - even) * (plan_cost[req].call_ns - plan_cost[FT_ATTACH_FENTRY].call_ns);
+	saved = (calls - even) * call_gap(req);
 	fprintf(f,
 		"fibtrace: hint: %.3g traced calls, more than the %.3g at which --attach fentry "
 		"costs less than %s in all: about %.2g instructions less here (each call ~%.0f "
 		"cheaper; its start and detach ~%.2f s longer per function)\n",
-		calls, even, plan, saved,
-		plan_cost[req].call_ns - plan_cost[FT_ATTACH_FENTRY].call_ns,
-		(plan_cost[FT_ATTACH_FENTRY].setup_ns_per_func - plan_cost[req].setup_ns_per_func) /
-			1e9);
+		calls, even, plan, saved, call_gap(req), setup_gap(req) / 1e9);
 }
 
 int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *run)

@@ -59,7 +59,7 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, bool multi, struct ft
  * The traced calls above which fentry costs less in all than plan @req
  * (kprobe.multi or kprobe) for @nfuncs functions: its calls are cheaper, its
  * start and detach slower per function (plan.c has the measured costs). 0
- * for fentry itself. About 170,000 calls per function against kprobe.multi.
+ * for fentry itself. About 164,000 calls per function against kprobe.multi.
  */
 double ft_plan_break_even(enum ft_attach_req req, int nfuncs);
 /*

@@ -264,9 +264,9 @@ struct ft_run {
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
 	const struct ft_sim *sim;     /* --cachesim=join: the same reads simulated; NULL without */
 	struct ft_overhead overhead;
-	/* The call tree (tree.c): nodes, the hottest root, what it kept. */
 	/* fibtrace's heap in use when the counts were last read (tracer_collect.c); -1: not known */
 	long long heap_bytes;
+	/* The call tree (tree.c): nodes, the hottest root, what it kept. */
 	struct ft_tnode *tree;
 	size_t ntree, captree; /* captree: kept across -i intervals (no realloc churn) */
 	int tree_root;	/* first root (roots chained by next); -1 for none */
