@@ -56,6 +56,8 @@ KVER ?=
 
 # -Werror is for our own code only: libbpf/GMP headers are system headers.
 TOOL_LIBS := -lbpf -lelf -lz -lm -lpthread
+# The QEMU TCG plugins of make bench-fncount and make bench-parts.
+PLUGINS = $(BUILD)/bench/fncount.so $(BUILD)/bench/insprof.so
 
 # Sources by program. src/lib is shared; the pure part of fibtrace (no
 # libbpf, no skeleton) is what the unit tests link.
@@ -72,7 +74,7 @@ FIBTRACE_OBJS := $(call obj,$(FIBTRACE_SRCS))
 # The fuzzers (make fuzz): the big-number library, the command line, the reports.
 include mk/fuzz.mk
 
-.PHONY: all deps module modules user vmtest test unit check-inline check-core demo vmlinux-h bench bench-trace bench-fncount clean format check-kver \
+.PHONY: all deps module modules user vmtest test unit check-inline check-core demo vmlinux-h bench bench-trace bench-fncount bench-parts clean format check-kver \
 	stack-depth print-bn-srcs perf-gate test-builds soak install FORCE
 
 all: user modules
@@ -177,16 +179,17 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 # no call cycle between fibdrv's files, none up a layer) fails where it should;
 # test_unprivileged.sh runs a short make demo as nobody (a guest booted
 # unprivileged; skipped while another guest runs); test_fncount.sh loads
-# make bench-fncount's QEMU plugin into this machine's QEMU.
+# make bench-fncount's QEMU plugin into this machine's QEMU; test_insprof.py
+# loads make bench-parts' plugin and checks its analysis on a planted run.
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUILD)/fibcalc \
-	$(BUILD)/fibclient $(BUILD)/bench/fncount.so
+	$(BUILD)/fibclient $(PLUGINS)
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
 	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_help.py || st=1; tests/host/test_bpf_sizes.py || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
-	tests/host/test_fncount.sh || st=1; \
+	tests/host/test_fncount.sh || st=1; tests/host/test_insprof.py || st=1; \
 	scripts/layers.py --src src/fibtrace || st=1; tests/host/test_layers.sh || st=1; \
 	tests/host/test_unprivileged.sh || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; \
@@ -247,15 +250,29 @@ bench-trace: all $(BUILD)/bench/trace_workload
 bench-fncount: all $(BUILD)/bench/fncount.so
 	@scripts/bench-fncount.sh $(KERNELS)
 
-# A QEMU TCG plugin (bench/fncount/): built against QEMU's documented API, no QEMU headers.
-$(BUILD)/bench/fncount.so: bench/fncount/fncount.c bench/fncount/qemu_plugin_api.h
+# What each part of a traced call costs, in instructions: a QEMU plugin's
+# count per code address, untraced and under each attach plan, charged to
+# the guest's symbols and the BPF programs' source lines
+# (bench/results/parts.json; scripts/bench-parts.sh).
+bench-parts: all $(BUILD)/bench/insprof.so $(BUILD)/bench/trace_workload $(BUILD)/bench/jitlines
+	@scripts/bench-parts.sh $(KERNELS)
+
+# QEMU TCG plugins (bench/fncount/, bench/insprof/): built against QEMU's
+# documented API (bench/qemu_plugin_api.h), no QEMU headers.
+$(BUILD)/bench/fncount.so: bench/fncount/fncount.c
+$(BUILD)/bench/insprof.so: bench/insprof/insprof.c
+$(PLUGINS): bench/qemu_plugin_api.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Wall -Wextra $(if $(filter 1 yes,$(WERROR)),-Werror) -shared -fPIC \
-		-fvisibility=hidden -Ibench/fncount $< -o $@
+		-fvisibility=hidden $(filter %.c,$^) -o $@
 
 $(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@
+
+$(BUILD)/bench/jitlines: $(call obj,bench/insprof/jitlines.c)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ $(TOOL_LIBS)
 
 # Performance gate: fibdrv at BASE (module fibdrv_base) against the working
 # tree's (fibdrv_head), side by side in one guest of KVER (default the newest

@@ -14,6 +14,10 @@
  * pread()s of F(N) and READS pread()s at max_n + 1, which fib_read refuses
  * at once (EINVAL): the difference per read cancels the system call path
  * and leaves fib_read's own work (within the few ns its refusal takes).
+ *
+ * --mark: the timed rounds of each N are bracketed by two no-ops that
+ * bench/insprof's QEMU plugin recognises (x86-64): it counts the
+ * instructions executed at every address between them (make bench-parts).
  */
 #define _GNU_SOURCE
 #include <argp.h>
@@ -44,6 +48,7 @@ static struct workload_options {
 	int rounds;
 	int cpu;
 	int truth;
+	int mark;
 	uint64_t max_n; /* fibdrv's, for --truth */
 	int nspecs;
 	struct read_spec specs[MAX_SPECS];
@@ -58,13 +63,14 @@ static const char doc[] = "Time lseek+read of /dev/fibonacci per n (scripts/benc
 			  "Exit status: 0 ok, 1 device error, 2 bad usage.";
 static const char args_doc[] = "N:READS [N:READS...]";
 
-enum { OPT_DEVICE = 0x100, OPT_TRUTH };
+enum { OPT_DEVICE = 0x100, OPT_TRUTH, OPT_MARK };
 
 static const struct argp_option options[] = {
 	{"rounds", 'r', "R", 0, "Timed rounds per n (default 5, at most 99)", 0},
 	{"cpu", 'c', "C", 0, "Pin to CPU C", 0},
 	{"device", OPT_DEVICE, "PATH", 0, "Device path (default /dev/fibonacci)", 0},
 	{"truth", OPT_TRUTH, NULL, 0, "Time inside fib_read: reads minus refused reads", 0},
+	{"mark", OPT_MARK, NULL, 0, "Bracket the timed rounds with bench/insprof's marks", 0},
 	{},
 };
 
@@ -113,6 +119,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TRUTH:
 		opts.truth = 1;
+		break;
+	case OPT_MARK:
+#if !defined(__x86_64__)
+		argp_error(state, "--mark: x86-64 only");
+#endif
+		opts.mark = 1;
 		break;
 	case ARGP_KEY_ARG:
 		if (opts.nspecs == MAX_SPECS)
@@ -178,6 +190,24 @@ static int truth_round(int fd, char *buf, const struct read_spec *spec, double *
 	return 0;
 }
 
+/*
+ * bench/insprof's marks: nopl 0x465450NN(%rax), a no-op whose displacement
+ * says "begin" (NN = 01) or "end" (02) to the plugin.
+ */
+static void mark(int end)
+{
+#if defined(__x86_64__)
+	if (!opts.mark)
+		return;
+	if (end)
+		__asm__ volatile("nopl 0x46545002(%%rax)" ::: "memory");
+	else
+		__asm__ volatile("nopl 0x46545001(%%rax)" ::: "memory");
+#else
+	(void)end;
+#endif
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -192,6 +222,7 @@ static int run_spec(int fd, char *buf, const struct read_spec *spec)
 	int r, err;
 
 	err = read_round(fd, buf, spec); /* warm-up: caches, page faults */
+	mark(0);
 	for (r = 0; !err && r < opts.rounds; r++) {
 		double ns = 0;
 
@@ -204,6 +235,7 @@ static int run_spec(int fd, char *buf, const struct read_spec *spec)
 			ns = (double)(now_ns() - t0);
 		per_read[r] = ns / (double)spec->reads;
 	}
+	mark(1);
 	if (err) {
 		fprintf(stderr, "trace_workload: read of F(%" PRIu64 ") from %s: %s\n", spec->n,
 			opts.device, strerror(-err));

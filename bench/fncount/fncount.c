@@ -33,9 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "qemu_plugin_api.h"
+#include "../qemu_plugin_api.h"
 
-FNCOUNT_EXPORT int qemu_plugin_version = 1;
+PLUGIN_EXPORT int qemu_plugin_version = 1;
 
 /* x86-64 module space with nokaslr: above the kernel image's 1 GiB + 512 MiB. */
 #define MOD_START 0xffffffffa0000000ULL
@@ -224,7 +224,7 @@ static void write_counts(qemu_plugin_id_t id, void *udata)
 	fclose(f);
 }
 
-FNCOUNT_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 				       char **argv)
 {
 	int i;

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The part of QEMU's TCG plugin API (API version 1: QEMU 7.x, Debian 12's
- * 7.2) that fncount.c uses, declared here from QEMU's documentation
- * (docs/devel/tcg-plugins.rst, "API"): Debian ships qemu-system with
- * plugin support but not the header. Only C types and prototypes; QEMU
+ * 7.2) that the plugins here use (bench/fncount, bench/insprof), declared
+ * from QEMU's documentation (docs/devel/tcg-plugins.rst, "API"): Debian
+ * ships qemu-system with plugin support but not the header. Only C types and prototypes; QEMU
  * resolves these functions when it loads the plugin.
  */
-#ifndef FNCOUNT_QEMU_PLUGIN_API_H
-#define FNCOUNT_QEMU_PLUGIN_API_H
+#ifndef BENCH_QEMU_PLUGIN_API_H
+#define BENCH_QEMU_PLUGIN_API_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define FNCOUNT_EXPORT __attribute__((visibility("default")))
+#define PLUGIN_EXPORT __attribute__((visibility("default")))
 
 typedef uint64_t qemu_plugin_id_t;
 typedef struct qemu_info_t qemu_info_t; /* not read here */
@@ -36,6 +36,9 @@ const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    qemu_plugin_vcpu_udata_cb_t cb,
 					    enum qemu_plugin_cb_flags flags, void *userdata);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op,
+					      void *ptr, uint64_t imm);
 void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
 						enum qemu_plugin_op op, void *ptr, uint64_t imm);
 

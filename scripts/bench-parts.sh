@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What each part of a traced call costs, in instructions (make bench-parts):
+# a QEMU TCG plugin (bench/insprof/insprof.c) counts the instructions the
+# guest executes at every code address while build/bench/trace_workload
+# reads F(N) READS times, once untraced and once under each fibtrace plan;
+# bench/insprof/parts.py maps the addresses to the guest's symbols (its
+# /proc/kallsyms, taken while each tracer is attached: the BPF programs and
+# trampolines are there) and divides what each symbol added by the traced
+# calls in the window; inside the BPF programs, build/bench/jitlines (the
+# kernel's JIT line table) charges each instruction to its source line.
+#
+#   scripts/bench-parts.sh [KVER...]     default: every kernel of scripts/kernels.sh
+#   PARTS_N (1000), PARTS_READS (200), PARTS_ALGO (bn-fdouble-karatsuba),
+#   PARTS_PLANS: the plans, NAME=fibtrace options joined by commas
+#
+# One boot per kernel, one vCPU under the instruction clock. Writes
+# bench/results/parts.json (rows per kernel, plan and part) and prints the
+# table.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+n=${PARTS_N:-1000}
+reads=${PARTS_READS:-200}
+algo=${PARTS_ALGO:-bn-fdouble-karatsuba}
+plans=${PARTS_PLANS:-"auto= fentry=--attach,fentry fentry-notree=--attach,fentry,--no-tree kprobe=--kprobe"}
+
+if [ "${1:-}" = --guest ]; then # in the guest: DIR N READS ALGO PLAN...
+	dir=$2 n=$3 reads=$4 algo=$5
+	shift 5
+	insmod "build/$(uname -r)/fibdrv.ko" "default_algo=$algo" # the workload reads with the default
+	sysctl -qw net.core.bpf_jit_kallsyms=1
+	build/bench/trace_workload --mark --rounds 1 "$n:$reads" >"$dir/untraced.txt"
+	for plan in "$@"; do
+		name=${plan%%=*}
+		IFS=, read -ra opts <<<"${plan#*=}"
+		build/fibtrace --no-hist --json -v "${opts[@]}" >"$dir/$name.json" 2>"$dir/$name.err" &
+		pid=$!
+		until grep -q '^fibtrace: slot' "$dir/$name.err"; do
+			kill -0 $pid 2>/dev/null || { cat "$dir/$name.err" >&2; exit 1; }
+			sleep 0.5
+		done
+		sleep 2 # the -v lines are printed once every probe is attached
+		build/bench/trace_workload --mark --rounds 1 "$n:$reads" >"$dir/$name.txt"
+		cat /proc/kallsyms >"$dir/$name.syms"
+		build/bench/jitlines >"$dir/$name.lines"
+		kill -INT $pid
+		wait $pid
+	done
+	dmesg | grep -E 'BUG|WARNING|Oops|lockup' && exit 1
+	exit 0
+fi
+
+make --no-print-directory all build/bench/insprof.so build/bench/trace_workload build/bench/jitlines >/dev/null
+kernels=("$@")
+[ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(scripts/kernels.sh)
+read -ra planv <<<"$plans"
+parts=()
+for k in "${kernels[@]}"; do
+	dir=build/vm/parts-$k
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "bench-parts: $k: F($n) x $reads, untraced and under ${planv[*]%%=*}" >&2
+	VM_CLOCK=icount VM_CPUS=1 VM_QEMU_EXTRA="-plugin $top/build/bench/insprof.so,out=$top/$dir/blocks.txt" \
+		scripts/vmtest.sh "$k" -- scripts/bench-parts.sh --guest "$dir" "$n" "$reads" "$algo" "${planv[@]}" \
+		>"$dir/guest.log" 2>&1 || { tail -20 "$dir/guest.log" >&2; exit 1; }
+	parts+=("$k" "$dir")
+done
+python3 bench/insprof/parts.py "$n" "$reads" "${planv[*]%%=*}" "${parts[@]}"

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""make bench-parts' pieces on this machine (make unit): the QEMU plugin
+(bench/insprof/insprof.c) loads into this machine's QEMU and refuses to run
+without out=FILE; bench/insprof/parts.py, on a planted guest run whose
+answers are known (two windows, two plans' symbols, JIT line tables and
+call counts), charges every instruction to the right symbol, part, source
+line and part of the BPF programs, per traced call, and refuses a window
+count that does not match the plans. The counting in a guest is checked by
+make bench-parts itself: fibdrv's own instructions must come out 0.
+Prints PASS/FAIL lines (tests/run.sh counts them)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+os.chdir(TOP)
+results = []
+
+
+def check(name, ok, why=""):
+    results.append(ok)
+    print(f"PASS {name}" if ok else f"FAIL {name}: {why}")
+
+
+def plugin_checks(tmp):
+    qemu = shutil.which("qemu-system-x86_64")
+    if not qemu:
+        print("SKIP insprof.loads: no qemu-system-x86_64 (make deps)")
+        return
+    so = "build/bench/insprof.so"
+    subprocess.run(["make", "--no-print-directory", so], check=True, stdout=subprocess.DEVNULL)
+    out = os.path.join(tmp, "blocks.txt")
+    # QEMU quits at its monitor's "quit": no time bound (the 120 s end a hang)
+    p = subprocess.run([qemu, "-M", "none", "-display", "none", "-monitor", "stdio",
+                        "-plugin", f"{so},out={out}"], input="quit\n", text=True,
+                       capture_output=True, timeout=120)
+    check("insprof.loads", p.returncode == 0 and not os.path.exists(out),
+          f"status {p.returncode}, {p.stderr[-300:]!r}, window file {os.path.exists(out)}")
+    p = subprocess.run([qemu, "-M", "none", "-display", "none", "-monitor", "stdio",
+                        "-plugin", so], input="quit\n", text=True, capture_output=True,
+                       timeout=120)
+    check("insprof.args_required", p.returncode != 0 and "needs out=FILE" in p.stderr,
+          f"status {p.returncode}, {p.stderr[-300:]!r}")
+
+
+K = 0xffffffff81000000  # kernel text
+B = 0xffffffffa0010000  # a BPF program's JIT image
+
+
+def account_line():
+    """A line inside fibtrace.bpf.c's account(), as the source has it now."""
+    with open("bpf/fibtrace.bpf.c") as f:
+        for i, text in enumerate(f, 1):
+            if text.startswith("static __always_inline void account("):
+                return i + 2
+    raise SystemExit("test_insprof: no account() in bpf/fibtrace.bpf.c")
+
+
+def plant(d):
+    """Untraced: fibdrv 1000 and user 500 per read; traced: the same plus,
+    per traced call, a trampoline 10, the clock 4 and a program 6 (4 on a
+    line of account(), 2 on tree.bpf.h:70). 10 reads, 3 calls each."""
+    reads, calls, line = 10, 30, account_line()
+    syms = (f"{K:x} T __bpf_prog_enter_recur\n{K + 0x100:x} T ktime_get_mono_fast_ns\n"
+            f"{K + 0x200:x} T vfs_read\n"
+            f"{B:x} t bpf_prog_0123456789abcdef_on_exit\t[bpf]\n{B + 0x100:x} t end\t[bpf]\n"
+            f"{0xffffffffc0000000:x} t fib_read\t[fibdrv]\n")
+    with open(os.path.join(d, "a.syms"), "w") as f:
+        f.write(syms)
+    with open(os.path.join(d, "a.lines"), "w") as f:
+        f.write(f"{B:x} on_exit /src/bpf/fibtrace.bpf.c:{line}\n{B + 0x10:x} on_exit /src/bpf/tree.bpf.h:70\n")
+    funcs = [{"name": "fib_read", "count": 2 * reads, "attach": "fentry"},
+             {"name": "bn_add", "count": 4 * reads, "attach": "fentry"},
+             {"name": "bn_gone", "count": 0, "attach": "none"}]
+    with open(os.path.join(d, "a.json"), "w") as f:
+        json.dump({"functions": funcs}, f)
+    fib, user = 0xffffffffc0000000, 0x401000
+    untraced = [f"{fib:x} 100 {10 * reads}", f"{user:x} 50 {10 * reads}"]
+    traced = untraced + [f"{K:x} 5 {2 * calls}", f"{K + 0x100:x} 2 {2 * calls}",
+                         f"{B:x} 3 {2 * calls} 0,4,16"]  # 2 in account(), 1 on tree.bpf.h:70
+    with open(os.path.join(d, "blocks.txt"), "w") as f:
+        f.write("window 0 instructions 0 full 0\n" + "\n".join(untraced) + "\n")
+        f.write("window 1 instructions 0 full 0\n" + "\n".join(traced) + "\n")
+
+
+def parts_checks(tmp):
+    d = os.path.join(tmp, "run")
+    os.makedirs(d)
+    plant(d)
+    env = dict(os.environ, PARTS_RESULTS=os.path.join(tmp, "parts.json"))
+    p = subprocess.run([sys.executable, "bench/insprof/parts.py", "1000", "10", "a", "K", d],
+                       capture_output=True, text=True, env=env)
+    try:
+        row = json.load(open(env["PARTS_RESULTS"]))[0]
+    except (OSError, ValueError, IndexError) as e:
+        check("parts.runs", False, f"{e}; status {p.returncode}: {p.stderr[-400:]}")
+        return
+    check("parts.runs", p.returncode == 0, p.stderr[-400:])
+    check("parts.calls_per_read", row["calls_per_read"] == 3.0, row["calls_per_read"])
+    check("parts.added_per_call", row["added_per_call"] == 20.0, row["added_per_call"])
+    want = {"attach: fentry/fexit trampoline": 10.0, "clock (bpf_ktime_get_ns)": 4.0,
+            "BPF programs (JIT)": 6.0, "fibdrv (must be 0)": 0.0, "user space": 0.0}
+    got = {k: v for k, v in row["parts_per_call"].items() if k in want}
+    check("parts.parts", got == want, f"{row['parts_per_call']}")
+    line = account_line()
+    check("parts.bpf_lines", row["bpf_lines_per_call"] == {f"/src/bpf/fibtrace.bpf.c:{line}": 4.0,
+                                                           "/src/bpf/tree.bpf.h:70": 2.0},
+          row["bpf_lines_per_call"])
+    check("parts.bpf_parts", row["bpf_parts_per_call"] == {"fibtrace.bpf.c:account()": 4.0,
+                                                           "tree.bpf.h": 2.0},
+          row["bpf_parts_per_call"])
+    p = subprocess.run([sys.executable, "bench/insprof/parts.py", "1000", "10", "a b", "K", d],
+                       capture_output=True, text=True, env=env)
+    check("parts.windows_must_match", p.returncode != 0 and "2 windows for 2 plans" in p.stderr,
+          f"status {p.returncode}: {p.stderr[-300:]}")
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    try:
+        plugin_checks(tmp)
+        parts_checks(tmp)
+    finally:
+        shutil.rmtree(tmp)
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
