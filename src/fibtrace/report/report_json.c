@@ -59,7 +59,7 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 		"ones; otherwise F(n) computed untraced and traced; context_ratio); error_ns = "
 		"traced calls x their spread (times that factor, "
 		"plus half the context's range) plus the midpoint's move since the last "
-		"calibration (docs/measurement.md)");
+		"calibration (fibtrace(8), COMPENSATION)");
 	fprintf(f, ", \"uncompensated_functions\": %d", o->uncompensated);
 	fprintf(f,
 		",\n     \"context\": {\"measured\": %s, \"n\": %llu, \"rounds\": %u, "
