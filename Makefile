@@ -36,10 +36,11 @@ export BPFTOOL
 # One set of flags for every user-space object (mk/*.mk use it too). CFLAGS
 # and LDFLAGS are the user's (default -O2 -g); warnings are errors only with
 # WERROR=1, which make test (and so CI) sets: a newer compiler's new warning
-# must not stop a user's build.
+# must not stop a user's build. The BPF object follows WERROR too.
 CFLAGS ?= -O2 -g
 WERROR ?=
-USER_CFLAGS ?= $(CFLAGS) -Wall -Wextra $(if $(filter 1 yes,$(WERROR)),-Werror) -std=gnu11 \
+WERROR_FLAG = $(if $(filter 1 yes,$(WERROR)),-Werror)
+USER_CFLAGS ?= $(CFLAGS) -Wall -Wextra $(WERROR_FLAG) -std=gnu11 \
 	-Ifibdrv -Ibpf -Isrc/lib -Isrc/fibtrace -I$(BUILD)
 ARCH_DEFINE := -D__TARGET_ARCH_x86
 VMLINUX_H := vmlinux/x86/vmlinux.h
@@ -109,7 +110,7 @@ $(BUILD)/obj/%.o: %.c
 # BPF object -> skeleton (the objects that include it wait for it).
 $(BUILD)/fibtrace.bpf.o: bpf/fibtrace.bpf.c $(wildcard bpf/*.bpf.h) bpf/fibtrace.h $(VMLINUX_H)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -target bpf $(ARCH_DEFINE) -Wall -Werror -Ivmlinux/x86 -Ibpf -c $< -o $@
+	$(CLANG) -g -O2 -target bpf $(ARCH_DEFINE) -Wall $(WERROR_FLAG) -Ivmlinux/x86 -Ibpf -c $< -o $@
 
 $(BUILD)/fibtrace.skel.h: $(BUILD)/fibtrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name fibtrace > $@
@@ -263,7 +264,7 @@ $(BUILD)/bench/fncount.so: bench/fncount/fncount.c
 $(BUILD)/bench/insprof.so: bench/insprof/insprof.c
 $(PLUGINS): bench/qemu_plugin_api.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Wall -Wextra $(if $(filter 1 yes,$(WERROR)),-Werror) -shared -fPIC \
+	$(CC) $(CFLAGS) -Wall -Wextra $(WERROR_FLAG) -shared -fPIC \
 		-fvisibility=hidden $(filter %.c,$^) -o $@
 
 $(BUILD)/bench/trace_workload: $(call obj,bench/trace_workload.c)

@@ -62,10 +62,9 @@ static size_t bn_put_var(char *p, u64 v)
 }
 
 /*
- * __noipa: gcc sees that this function is const, and bn_to_dec_dc, in the
- * same file, calls it twice with the same n: it would drop the second call
- * (missing from fibtrace's counts) and keep the first result instead, as it
- * could not while the D&C conversion had a file of its own.
+ * __noipa: gcc sees it is const, and bn_to_dec_dc here calls it twice with
+ * the same n: it would keep the first result, the second call missing
+ * from fibtrace's counts.
  */
 noinline __noipa size_t bn_dec_bound(size_t n)
 {
@@ -73,10 +72,7 @@ noinline __noipa size_t bn_dec_bound(size_t n)
 	return n * 19 + (n * 267 + 999) / 1000 + 2;
 }
 
-/*
- * Split t (n limbs, destroyed) into base-10^19 chunks, least significant
- * first.  Quadratic: one bn_divrem_1-like pass per chunk.
- */
+/* t (n limbs, destroyed) into base-10^19 chunks, least significant first: one pass each */
 noinline long bn_dec_chunks(u64 *t, size_t n, u64 *chunks)
 {
 	const u64 v = bn_invert_limb(BN_P19);
@@ -120,7 +116,6 @@ noinline long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap)
 {
 	u64 *t;
 	long cnt;
-	size_t len;
 
 	n = bn_normalized_size(a, n);
 	if (cap < bn_dec_bound(n))
@@ -134,13 +129,10 @@ noinline long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap)
 		return -ENOMEM;
 	bn_copyi(t, a, n);
 	cnt = bn_dec_chunks(t, n, t + n);
-	if (cnt < 0) {
-		bn_mem_free(t);
-		return cnt;
-	}
-	len = bn_dec_emit(t + n, (size_t)cnt, buf, 0);
+	if (cnt >= 0)
+		cnt = (long)bn_dec_emit(t + n, (size_t)cnt, buf, 0);
 	bn_mem_free(t);
-	return (long)len;
+	return cnt;
 }
 
 /* ---- decimal: divide and conquer ------------------------------------------ */
@@ -149,11 +141,10 @@ noinline long bn_to_dec_simple(const u64 *a, size_t n, char *buf, size_t cap)
 
 /*
  * One conversion's state. Its scratch is one allocation (bn_dc_scratch),
- * made at the tree's first division or before the chain's: the leaves'
- * buffer, one division's scratch (the largest any division here needs;
- * divisions never overlap) and a stack of the quotient-remainder pairs
- * the recursion keeps while it converts them, so nothing is allocated
- * inside the recursion.
+ * at the tree's first division or before the chain's: the leaves' buffer,
+ * one division's scratch (the largest; divisions never overlap) and a
+ * stack of the quotient-remainder pairs the recursion keeps: nothing is
+ * allocated inside the recursion.
  */
 struct bn_dc {
 	u64 *p[BN_DC_MAXLV]; /* 10^(19 * 2^k) = p[k] B^pz[k] */
@@ -182,13 +173,6 @@ static u64 *bn_dc_push(struct bn_dc *c, size_t n)
 	return at;
 }
 
-static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out);
-
-static size_t bn_max(size_t a, size_t b)
-{
-	return a > b ? a : b;
-}
-
 /* the limbs of 10^(19 * 2^k), its low zero limbs included */
 static size_t bn_dc_full(const struct bn_dc *c, int k)
 {
@@ -196,13 +180,12 @@ static size_t bn_dc_full(const struct bn_dc *c, int k)
 }
 
 /*
- * The limbs of p[k]'s kept inverse. The quotients by 10^(19 * 2^k) are
- * about 1.45 times as long as p[k]: below the NTT threshold p[k]'s own
- * (its quotients by blocks, bn_divrem_long_scr: products of p[k]'s size
- * and under cost less than one of the quotient's), from it the power's
- * full size, p[k] padded with zero limbs (one estimate of the quotient's
- * length: transforms cost by length, and the product q p[k] is taken
- * modulo B^N - 1 then).
+ * The limbs of p[k]'s kept inverse. Quotients by 10^(19 * 2^k) are about
+ * 1.45 times p[k]'s length: below the NTT threshold p[k]'s own (quotients
+ * by blocks, bn_divrem_long_scr: products of p[k]'s size and under cost
+ * less than one of the quotient's); from it the power's full size, p[k]
+ * padded with zero limbs (one estimate of the quotient's length:
+ * transforms cost by length, and q p[k] is then taken modulo B^N - 1).
  */
 static size_t bn_dc_dvT(const struct bn_dc *c, int k)
 {
@@ -219,7 +202,7 @@ static size_t bn_dc_T(const struct bn_dc *c, int k, size_t xn)
 	return qn + 1 < T ? qn + 1 : T;
 }
 
-/* A division of xn limbs by 10^(19 * 2^k), as bn_dc_divide does it: its scratch. */
+/* A division of xn limbs by 10^(19 * 2^k) (bn_divrem_long_z by p[k] B^pz[k]): its scratch. */
 static size_t bn_dc_div_itch(const struct bn_dc *c, int k, size_t xn)
 {
 	size_t T = bn_dc_T(c, k, xn), dn = c->pn[k], yn = xn - c->pz[k], div;
@@ -234,40 +217,21 @@ static int bn_dc_below(const struct bn_dc *c, const u64 *x, size_t xn, int k)
 {
 	size_t full = bn_dc_full(c, k);
 
-	if (xn != full)
-		return xn < full;
-	return bn_cmp_n(x + c->pz[k], c->p[k], c->pn[k]) < 0;
+	return xn != full ? xn < full : bn_cmp_n(x + c->pz[k], c->p[k], c->pn[k]) < 0;
 }
 
 /*
- * q (xn - full + 1 limbs) and r (full limbs) = x divided by 10^(19 * 2^k)
- * = p[k] B^z: x's low z limbs are r's, the rest divided by p[k] (GMP's
- * mpn_get_str drops the same zero limbs): a divisor and remainder about
- * 30% shorter (10^m = 2^m 5^m), a quotient as long as before, by blocks
- * or by an inverse padded to its length (bn_dc_dvT).
+ * The scratch of converting x of @n limbs, one allocation, from sizes
+ * alone. Each top step (bn_dc_top) keeps xn + 1 limbs while x becomes its
+ * quotient by the largest p[k] <= x: by sizes, the largest k with pn[k] <=
+ * xn, or the one below when pn[k] == xn (both sized for; the next x from
+ * the smaller). Under a top step at level k the padded halves (bn_dc_pad)
+ * keep 2 pn[j] + 1 limbs at each level j < k and divide at most 2 pn[j]
+ * limbs by p[j] (T = pn[j]), their divisors built before the allocation (a
+ * top step's, whose T depends on x, when it divides). One division runs
+ * at a time: the scratch is the largest one's. First, the first top
+ * step's level by sizes: the largest k with 10^(19 * 2^k)'s limbs <= n.
  */
-static int bn_dc_divide(const struct bn_dc *c, const struct bn_divisor *dv, u64 *q, u64 *r,
-			const u64 *x, size_t xn, int k)
-{
-	size_t z = c->pz[k];
-
-	bn_copyi(r, x, z);
-	return bn_divrem_long_scr(dv, q, r + z, x + z, xn - z, c->dscr);
-}
-
-/*
- * The scratch of converting x of @n limbs, in one allocation, from sizes
- * alone. The top steps (bn_dc_top) each keep xn + 1 limbs while x becomes
- * its quotient by the largest p[k] <= x: by sizes that is the largest k
- * with pn[k] <= xn, or the one below when pn[k] == xn (both are sized for;
- * the next x is taken from the smaller divisor). Under a top step at level
- * k the padded halves (bn_dc_pad) keep 2 pn[j] + 1 limbs at each level j
- * below k and divide at most 2 pn[j] limbs by p[j] (T = pn[j]); their
- * divisors are built here, before the allocation (a top step's, whose T
- * depends on x, is built when it divides). One division runs at a time:
- * the scratch is the largest one's.
- */
-/* The first top step's level by sizes: the largest k with 10^(19 * 2^k)'s limbs <= n. */
 static int bn_dc_top_level(const struct bn_dc *c, size_t n)
 {
 	int k;
@@ -284,10 +248,8 @@ static size_t bn_dc_pads_sizes(const struct bn_dc *c, int top, size_t *dscr)
 	int k;
 
 	for (k = 0; k < top; k++) { /* pads divide by p[k] under a top step above k */
-		size_t full = bn_dc_full(c, k);
-
-		stack += 2 * full + 1;
-		*dscr = bn_max(*dscr, bn_dc_div_itch(c, k, 2 * full));
+		stack += 2 * bn_dc_full(c, k) + 1;
+		*dscr = bn_max(*dscr, bn_dc_div_itch(c, k, 2 * bn_dc_full(c, k)));
 	}
 	return stack;
 }
@@ -314,9 +276,9 @@ static void bn_dc_tree_sizes(const struct bn_dc *c, size_t n, size_t *stack, siz
 
 /*
  * The chain's (bn_dc_chain): its quotient and remainder, each remainder's
- * padded halves, its divisions by p[L] with the kept inverse, by blocks;
- * then, in the same place, the last quotient (below 10^(19 * 2^L), at
- * most p[L]'s full limbs F) and the tree's for it.
+ * padded halves, its divisions by p[L] (kept inverse, by blocks); then, in
+ * the same place, the last quotient (< 10^(19 * 2^L): at most F limbs) and
+ * the tree's for it.
  */
 static void bn_dc_chain_sizes(const struct bn_dc *c, size_t n, size_t *stack, size_t *dscr)
 {
@@ -351,28 +313,6 @@ static int bn_dc_scratch(struct bn_dc *c, size_t n)
 	return 0;
 }
 
-/*
- * The divisors the padded halves divide by, every level that divides
- * below the top one (k < the first top step's), bottom up, each from the
- * one below where it may: built before the first top step's and before
- * the conversion's scratch, so that no inversion's scratch coexists with
- * it, and the top steps' divisors come from them.
- */
-static int bn_dc_pad_divisors(struct bn_dc *c)
-{
-	const struct bn_divisor *dv;
-	int k, top = bn_dc_top_level(c, c->n), err;
-
-	for (k = 0; k < top; k++) {
-		if (2 * bn_dc_full(c, k) < BN_DEC_DC_THRESHOLD)
-			continue;
-		err = bn_dc_divisor(c, k, &dv);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 /* w of bn_divisor_init_sq: p[k] B^(T - pn) = (p[k-1] B^(T1 - pn1))^2 B^w */
 static long bn_dc_sq_shift(const struct bn_dc *c, int k, size_t T)
 {
@@ -397,6 +337,27 @@ static int bn_dc_divisor(struct bn_dc *c, int k, const struct bn_divisor **out)
 			return err;
 	}
 	*out = &c->dv[k];
+	return 0;
+}
+
+/*
+ * The padded halves' divisors, every level below the first top step's,
+ * bottom up, each from the one below where it may: built before the top
+ * step's and before the conversion's scratch, so that no inversion's
+ * scratch coexists with it, and the top steps' divisors come from them.
+ */
+static int bn_dc_pad_divisors(struct bn_dc *c)
+{
+	const struct bn_divisor *dv;
+	int k, top = bn_dc_top_level(c, c->n), err;
+
+	for (k = 0; k < top; k++) {
+		if (2 * bn_dc_full(c, k) < BN_DEC_DC_THRESHOLD)
+			continue;
+		err = bn_dc_divisor(c, k, &dv);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -436,7 +397,7 @@ static long bn_dc_pad(struct bn_dc *c, const u64 *x, size_t xn, int k, char *out
 	qr = bn_dc_push(c, qn + dn);
 	if (!qr)
 		return -EIO;
-	err = bn_dc_divide(c, dv, qr, qr + qn, x, xn, k - 1);
+	err = bn_divrem_long_z(dv, qr, qr + qn, x, xn, c->pz[k - 1], c->dscr);
 	if (!err)
 		err = bn_dc_pad(c, qr, qn, k - 1, out);
 	if (err >= 0)
@@ -461,10 +422,8 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 	if (bn_should_stop())
 		return -EINTR;
 	/* largest k with 10^(19 * 2^k) <= x; then x < its square */
-	for (k = c->nlv - 1; k > 0; k--) {
-		if (!bn_dc_below(c, x, xn, k))
-			break;
-	}
+	for (k = c->nlv - 1; k > 0 && bn_dc_below(c, x, xn, k); k--)
+		;
 	dn = bn_dc_full(c, k);
 	qn = xn - dn + 1;
 	T = bn_dc_T(c, k, xn);
@@ -498,32 +457,25 @@ static long bn_dc_top(struct bn_dc *c, const u64 *x, size_t xn, char *out)
 		bn_divisor_release(&tmp);
 		return err ? err : -EIO;
 	}
-	err = bn_dc_divide(c, dv, qr, qr + qn, x, xn, k);
+	err = bn_divrem_long_z(dv, qr, qr + qn, x, xn, c->pz[k], c->dscr);
 	bn_divisor_release(&tmp);
-	len = 0;
-	if (!err) {
-		len = bn_dc_top(c, qr, qn, out);
-		if (len < 0)
-			err = len;
-	}
-	if (!err) {
+	len = err ? err : bn_dc_top(c, qr, qn, out);
+	if (len >= 0)
 		err = bn_dc_pad(c, qr + qn, dn, k, out + len);
-		if (err > 0)
-			err = 0;
-	}
 	c->sp -= qn + dn;
-	return err < 0 ? err : len + (long)((size_t)19 << k);
+	if (len < 0 || err < 0)
+		return len < 0 ? len : err;
+	return len + (long)((size_t)19 << k);
 }
 
 /*
  * x (xn limbs, normalised) without leading zeros into buf (@bound bytes, at
- * least its digits), when x is many times 10^(19 * 2^L) = P (L the top
- * level, its power about 1/BN_DEC_CHAIN_PARTS of x): divided by P again
- * and again, each quotient written over its dividend, each remainder's
- * 19 * 2^L digits converted at once into the end of buf, from the last;
- * then the last quotient (< P) at buf's start, the remainders' digits
- * moved down after it. Only divisions of about P's size and one copy of x
- * are ever held, not the halves of x a top step keeps (bn_dc_top).
+ * least its digits), when x is many times P = 10^(19 * 2^L) (L the top
+ * level, P about 1/BN_DEC_CHAIN_PARTS of x): divided by P again and again,
+ * each quotient over its dividend, each remainder's 19 * 2^L digits into
+ * the end of buf, from the last; then the last quotient (< P) at buf's
+ * start, the remainders' digits moved down after it. Only divisions of
+ * about P's size and one copy of x are held, not a top step's halves.
  */
 static long bn_dc_chain(struct bn_dc *c, const u64 *x, size_t xn, char *buf, size_t bound)
 {

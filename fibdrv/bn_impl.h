@@ -58,6 +58,12 @@ static inline unsigned int bn_clz(u64 x)
 	return (unsigned int)__builtin_clzll(x);
 }
 
+/* the larger of two sizes: the scratch bounds take it */
+static inline size_t bn_max(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
 /* two's complement negation in place */
 static inline void bn_neg_inplace(u64 *x, size_t n)
 {
@@ -270,7 +276,7 @@ static inline size_t __bn_ntt_n_itch(size_t n, size_t threshold, int sqr)
 	if (n < threshold)
 		return 10 * n + 200;
 	ntt = __bn_ntt_itch(2 * n, sqr);
-	return ntt > below ? ntt : below;
+	return bn_max(ntt, below);
 }
 
 static inline size_t __bn_mul_n_itch(size_t n)
@@ -324,7 +330,7 @@ static inline size_t __bn_mul_itch(size_t an, size_t bn)
 	if (bn < BN_MUL_NTT_THRESHOLD)
 		return slices;
 	direct = __bn_ntt_itch((an < 2 * bn ? an : 2 * bn - 1) + bn, 0);
-	return direct > slices ? direct : slices;
+	return bn_max(direct, slices);
 }
 
 /* limb j of x << s; j may be negative (limbs below x's, zero) */
@@ -421,6 +427,20 @@ int bn_divrem_by_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, 
 size_t bn_divrem_long_itch(size_t T, size_t dn, size_t xn);
 int bn_divrem_long_scr(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x, size_t xn,
 		       u64 *mem);
+
+/*
+ * bn_divrem_long_scr by d B^z, @dv built for d: r's low z limbs are x's,
+ * the rest x's high xn - z limbs' remainder by d (r: dn + z limbs, q: xn -
+ * dn - z + 1). As GMP's mpn_get_str divides by a power of 10 without its
+ * low zero limbs (10^m = 2^m 5^m): divisor and remainder about 30%
+ * shorter, the quotient as long.
+ */
+static inline int bn_divrem_long_z(const struct bn_divisor *dv, u64 *q, u64 *r, const u64 *x,
+				   size_t xn, size_t z, u64 *mem)
+{
+	bn_copyi(r, x, z);
+	return bn_divrem_long_scr(dv, q, r + z, x + z, xn - z, mem);
+}
 
 /* ---- decimal conversion (bn_dec.c; 10^19 also bn_val_conv.c's bn_from_dec) ---- */
 

@@ -111,7 +111,7 @@ static size_t bn_invert_step_itch(size_t n, size_t h, int exact)
 
 	here = (m + 1) + (h + m + 2) + bn_mul_itch(m + 1, h + 1);
 	fix = exact ? (2 * n + 2) + bn_mul_itch(n + 1, n) : 0;
-	return fix > here ? fix : here;
+	return bn_max(fix, here);
 }
 
 /*
@@ -335,8 +335,7 @@ noinline int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn, 
 	square = T1 + 1 < h + 3 ? T1 + 1 : h + 3; /* the limbs of half's inverse squared */
 	square = 2 * square + bn_sqr_n_itch(square);
 	fresh = bn_invert_itch(h, 0);
-	itch = step > square ? step : square;
-	itch = fresh > itch ? fresh : itch;
+	itch = bn_max(fresh, bn_max(step, square));
 	mem = bn_limbs_alloc(h + 1 + itch);
 	if (!mem) {
 		bn_divisor_release(dv);
@@ -352,4 +351,3 @@ noinline int bn_divisor_init_sq(struct bn_divisor *dv, const u64 *d, size_t dn, 
 		bn_divisor_release(dv);
 	return err;
 }
-

@@ -13,7 +13,7 @@ A includes a header of B's folder (from the sources). It fails on:
   - a cycle between two folders of src/fibtrace (calls or includes): a
     folder's callers are above it, never below;
   - libbpf's program, link, map or ring-buffer API outside tracer/, its BTF
-    API outside discover/ and tracer/, the skeleton outside tracer/;
+    API outside symbols/, discover/ and tracer/, the skeleton outside tracer/;
   - a header of cli/ included outside cli/ and main.c.
 Exit 0 and one PASS line, or 1 and one FAIL line per breach.
 """

@@ -5,14 +5,16 @@ Against independent truth: the file list (the programs, the module's sources
 as fibdrv/ has them, the documents, the man page, the completion); the man
 page rendered by man(1) without warnings, naming every option the installed
 fibtrace's --help lists (argp prints them from cli.c's table) and every exit
-status --help lists; -h and --help exit 0 and point into no source tree;
---version is scripts/version.sh's; LICENSE is the GPL-2.0 text Debian ships
-and the sources' SPDX identifiers name no other license than GPL-2.0 and
-MIT; the completion offers every --help option; the installed fibtrace finds
-its helper fibcalc beside itself (and names that path when it is missing);
-the installed module Makefile lists the library make's BN_SRCS lists and
-builds a module for an installed guest kernel; CFLAGS/LDFLAGS reach the
-compiler and -Werror only with WERROR=1. Prints PASS/FAIL/SKIP lines.
+status --help lists; -h and --help exit 0 and point into no source tree,
+nor does any string of the binary (no docs/ file; each section of
+fibtrace(8) it names is in the page); --version is scripts/version.sh's;
+LICENSE is the GPL-2.0 text Debian ships and the sources' SPDX identifiers
+name no other license than GPL-2.0 and MIT; the completion offers every
+--help option; the installed fibtrace finds its helper fibcalc beside itself
+(and names that path when it is missing); the installed module Makefile
+lists the library make's BN_SRCS lists and builds a module for an installed
+guest kernel; CFLAGS/LDFLAGS reach the compiler and -Werror only with
+WERROR=1, the BPF object's too. Prints PASS/FAIL/SKIP lines.
 """
 import os
 import re
@@ -100,6 +102,20 @@ def man_page(root, longs, statuses, version):
            f"placeholders left or version {version} missing")
 
 
+def binary_pointers(fibtrace, root):
+    """No string of the installed binary names a document of the source tree, and
+    every man page section it names (fibtrace(8), NAME) is in the installed page."""
+    rc, out, _ = run(["strings", "-n", "6", fibtrace])
+    tree = sorted(set(re.findall(r"\bdocs/\S*", out)))
+    result(rc == 0 and not tree, "binary.no_docs", f"the binary names {tree}")
+    named = set(re.findall(r"fibtrace\(8\), ([A-Z][A-Z ]*[A-Z])", out))
+    with open(os.path.join(root, "share/man/man8/fibtrace.8")) as f:
+        sections = set(re.findall(r"^\.SH (.+)$", f.read(), re.M))
+    missing = sorted(named - sections)
+    result(named and not missing, "binary.man_sections",
+           f"named {sorted(named)}; not a section of fibtrace.8: {missing}")
+
+
 def completion(root, longs):
     comp = os.path.join(root, "share/bash-completion/completions/fibtrace")
     fibtrace = os.path.join(root, "bin/fibtrace")
@@ -164,6 +180,12 @@ def flags():
            out.strip()[-300:])
     rc, out, _ = run(["make", "-n", "-B", obj, "WERROR=1"])
     result(rc == 0 and "-Werror" in out, "flags.werror", out.strip()[-300:])
+    bpf = "build/fibtrace.bpf.o"
+    rc, out, _ = run(["make", "-n", "-B", bpf, "WERROR="])
+    rc1, out1, _ = run(["make", "-n", "-B", bpf, "WERROR=1"])
+    result(rc == 0 and rc1 == 0 and "-target bpf" in out and "-Werror" not in out
+           and "-Werror" in out1, "flags.werror_bpf",
+           f"the BPF object without WERROR: {out.strip()[-200:]}; with: {out1.strip()[-200:]}")
     rc, out, _ = run(["make", "-n", "-B", "build/fibclient", "LDFLAGS=-Wl,--as-needed"])
     link = [line for line in out.splitlines() if "-o build/fibclient" in line]
     result(rc == 0 and link and "-Wl,--as-needed" in link[0], "flags.ldflags", str(link)[-300:])
@@ -206,6 +228,7 @@ def main():
         tree = re.findall(r"\b(?:docs|build|scripts|tests)/\S*", every)
         result(rc == 0 and not tree, "help_all.no_source_tree",
                f"exit {rc}; --help-all points into the source tree: {tree}")
+        binary_pointers(fibtrace, root)
         longs, _ = help_options(every)
         statuses = exit_statuses(every)
         result(len(longs) > 50 and 0 in statuses and max(statuses) >= 10, "help.parsed",

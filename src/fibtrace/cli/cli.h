@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* fibtrace's command line (cli.c): every option's value after parsing. */
+/*
+ * cli/: argv into options, and options into what each stage is given. It
+ * owns the option table (options.c), the parser (cli.c), the checks of how
+ * options combine (cli_check.c), the one-page help (help.c; --help-all is
+ * argp's), each stage's settings built from the options (stages.c:
+ * struct ft_builds_opts, struct ft_watch_opts, ...) and --cachesim run from
+ * the command line alone (cachesim_cli.c). struct ft_cli below holds every
+ * option's value after parsing. Only cli/ and main.c include this header:
+ * the stages below take their own settings, never struct ft_cli
+ * (scripts/layers.py checks it).
+ */
 #ifndef FIBTRACE_CLI_H
 #define FIBTRACE_CLI_H
 

@@ -59,7 +59,7 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 		"ones; otherwise F(n) computed untraced and traced; context_ratio); error_ns = "
 		"traced calls x their spread (times that factor, "
 		"plus half the context's range) plus the midpoint's move since the last "
-		"calibration (docs/measurement.md)");
+		"calibration (fibtrace(8), COMPENSATION)");
 	fprintf(f, ", \"uncompensated_functions\": %d", o->uncompensated);
 	fprintf(f,
 		",\n     \"context\": {\"measured\": %s, \"n\": %llu, \"rounds\": %u, "
@@ -82,19 +82,9 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 	fprintf(f, "},\n");
 }
 
-static void json_meta(FILE *f, const struct ft_run *run)
+/* meta.startup: the plan, why, and how long each start-up phase took. */
+static void json_startup(FILE *f, const struct ft_startup *su)
 {
-	const struct ft_targets *tg = run->targets;
-	const struct ft_startup *su = &run->startup;
-	int k, by[FT_MODE_NR], nn;
-
-	ft_attach_counts(tg, by, &nn);
-	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace\", \"schema\": 1, \"kernel\": ");
-	json_str(f, run->kernel);
-	fprintf(f,
-		", \"attach_counts\": {\"fentry\": %d, \"kprobe\": %d, \"kprobe_multi\": %d, "
-		"\"none\": %d},\n",
-		by[FT_MODE_FENTRY], by[FT_MODE_KPROBE], by[FT_MODE_MULTI], nn);
 	fprintf(f, "    \"startup\": {\"plan\": ");
 	json_str(f, su->plan ? su->plan : "");
 	fprintf(f, ", \"reason\": ");
@@ -106,6 +96,35 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		"\"calibrate_s\": %.3f, \"total_s\": %.3f, \"detach_s\": %.3f}",
 		su->programs, su->discover_s, su->load_s, su->attach_s, su->calibrate_s,
 		su->total_s, su->detach_s);
+}
+
+/* meta.hist: the histograms' buckets, log2 with sub-buckets or linear. */
+static void json_hist_kind(FILE *f, const struct ft_run *run)
+{
+	if (run->hist.linear)
+		fprintf(f,
+			"    \"hist\": {\"type\": \"linear\", \"min_ns\": %" PRIu64
+			", \"max_ns\": %" PRIu64 ", \"step_ns\": %" PRIu64 "},\n",
+			(uint64_t)run->hist.lin_min, (uint64_t)run->hist.lin_max,
+			(uint64_t)run->hist.lin_step);
+	else
+		fprintf(f, "    \"hist\": {\"type\": \"log2\", \"sub_bits\": %u},\n",
+			run->hist.bits);
+}
+
+static void json_meta(FILE *f, const struct ft_run *run)
+{
+	const struct ft_targets *tg = run->targets;
+	int k, by[FT_MODE_NR], nn;
+
+	ft_attach_counts(tg, by, &nn);
+	fprintf(f, "{\n  \"meta\": {\"tool\": \"fibtrace\", \"schema\": 1, \"kernel\": ");
+	json_str(f, run->kernel);
+	fprintf(f,
+		", \"attach_counts\": {\"fentry\": %d, \"kprobe\": %d, \"kprobe_multi\": %d, "
+		"\"none\": %d},\n",
+		by[FT_MODE_FENTRY], by[FT_MODE_KPROBE], by[FT_MODE_MULTI], nn);
+	json_startup(f, &run->startup);
 	fprintf(f,
 		", \"attach\": \"%s\", \"mode\": \"%s\", \"cpu\": %d, \"seconds\": %.6f, "
 		"\"filter_pid\": %u, \"module_btf\": %s,\n",
@@ -132,15 +151,7 @@ static void json_meta(FILE *f, const struct ft_run *run)
 		fprintf(f, "%" PRIu64, (uint64_t)run->tree_n);
 	fprintf(f, ", \"nodes\": %zu, \"max_nodes\": %d},\n", run->ntree, FT_TREE_NODES);
 	json_overhead(f, run);
-	if (run->hist.linear)
-		fprintf(f,
-			"    \"hist\": {\"type\": \"linear\", \"min_ns\": %" PRIu64
-			", \"max_ns\": %" PRIu64 ", \"step_ns\": %" PRIu64 "},\n",
-			(uint64_t)run->hist.lin_min, (uint64_t)run->hist.lin_max,
-			(uint64_t)run->hist.lin_step);
-	else
-		fprintf(f, "    \"hist\": {\"type\": \"log2\", \"sub_bits\": %u},\n",
-			run->hist.bits);
+	json_hist_kind(f, run);
 	fprintf(f, "    \"algorithms\": [");
 	for (k = 0; k < run->algos.count; k++) {
 		fprintf(f, "%s", k ? ", " : "");

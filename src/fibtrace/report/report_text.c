@@ -71,8 +71,8 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 			   "inside it\n");
 		return;
 	}
-	fprintf(f, "times marked * are compensated for fibtrace's own cost (docs/measurement.md); "
-		   "JSON has both\n");
+	fprintf(f, "times marked * are compensated for fibtrace's own cost "
+		   "(fibtrace(8), COMPENSATION); JSON has both\n");
 	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++)
 		if (o->mode[m].valid && o->mode[m].funcs)
 			text_cost(f, m, &o->mode[m], &o->ctx);
@@ -317,7 +317,7 @@ static void text_clamped(FILE *f, const struct ft_run *run)
 	fprintf(f,
 		"%s): there the estimate of tracing's cost, not the call, is wrong; their * "
 		"figures count those calls as 0, the raw ones with tracing's cost "
-		"(docs/measurement.md)\n",
+		"(fibtrace(8), COMPENSATION)\n",
 		funcs > 4 ? ", ..." : "");
 }
 
@@ -458,7 +458,7 @@ static void text_pern(FILE *f, struct ft_run *run)
 		fprintf(f,
 			"%zu of %zu rows are not resolved (± at least the median*): tracing cost "
 			"their reads more than the work it measured; trace fewer functions "
-			"(--no-discover, -f) for those n (docs/measurement.md)\n",
+			"(--no-discover, -f) for those n (fibtrace(8), COMPENSATION)\n",
 			unresolved, nrows);
 }
 

@@ -169,7 +169,7 @@ static int fill_trace(FILE *f, void *ctx)
 	fprintf(f,
 		", \"clock\": \"bpf_ktime_get_ns (CLOCK_MONOTONIC), %s\", \"times\": \"raw: a "
 		"call's duration includes fibtrace's cost for the traced calls inside it "
-		"(docs/measurement.md)\"},\n\"traceEvents\": [\n",
+		"(fibtrace(8), COMPENSATION)\"},\n\"traceEvents\": [\n",
 		run->clocksource);
 	write_events(f, run, t0 == ~0ULL ? 0 : t0, &w->nreads);
 	fprintf(f, "\n]}\n");
