@@ -2,7 +2,7 @@
 # What each part of a traced call costs, in instructions (make bench-parts):
 # a QEMU TCG plugin (bench/insprof/insprof.c) counts the instructions the
 # guest executes at every code address while build/bench/trace_workload
-# reads F(N) READS times, once untraced and once under each fibtrace plan;
+# reads F(N) READS times, twice untraced and once under each fibtrace plan;
 # bench/insprof/parts.py maps the addresses to the guest's symbols (its
 # /proc/kallsyms, taken while each tracer is attached: the BPF programs and
 # trampolines are there) and divides what each symbol added by the traced
@@ -29,7 +29,11 @@ if [ "${1:-}" = --guest ]; then # in the guest: DIR N READS ALGO PLAN...
 	shift 5
 	insmod "build/$(uname -r)/fibdrv.ko" "default_algo=$algo" # the workload reads with the default
 	sysctl -qw net.core.bpf_jit_kallsyms=1
-	build/bench/trace_workload --mark --rounds 1 "$n:$reads" >"$dir/untraced.txt"
+	# Twice untraced: a window that met some one-off kernel work (a slab
+	# grown, a page cleared) does not become every plan's baseline.
+	for i in 1 2; do
+		build/bench/trace_workload --mark --rounds 1 "$n:$reads" >"$dir/untraced$i.txt"
+	done
 	for plan in "$@"; do
 		name=${plan%%=*}
 		IFS=, read -ra opts <<<"${plan#*=}"

@@ -3,14 +3,15 @@
 
     parts.py N READS "PLAN..." KVER DIR [KVER DIR...]
 
-DIR (scripts/bench-parts.sh) holds blocks.txt, the plugin's windows (the
-first untraced, then one per plan, in order), and per plan NAME.syms (the
+DIR (scripts/bench-parts.sh) holds blocks.txt, the plugin's windows (two
+untraced, then one per plan, in order), and per plan NAME.syms (the
 guest's /proc/kallsyms while it was attached), NAME.json (fibtrace's
 report: the traced functions' exact calls) and NAME.lines (build/bench/
 jitlines: where each source line begins in the JIT images).
 
 Each block's instructions go to the symbol that holds its address; a
-symbol's instructions in a plan's window less the untraced window's,
+symbol's instructions in a plan's window less the fewer of the two
+untraced windows' (one may have met one-off kernel work),
 divided by the traced calls in the window, is what that symbol adds to a
 traced call. Symbols are grouped into parts (PARTS below; the first pattern
 that matches). Inside the BPF programs each instruction goes to its source
@@ -35,8 +36,9 @@ PARTS = [
     ("BPF programs (JIT)", r"^bpf_prog_"),
     ("attach: fentry/fexit trampoline", r"^(bpf_trampoline_|__bpf_prog_(enter|exit)|__bpf_tramp_|"
      r"bpf_prog_start_time|update_prog_stats)"),
-    ("attach: kprobe.multi's cookie lookup (bsearch)", r"^(bsearch|bpf_kprobe_multi_addrs_cmp|"
-     r"bpf_kprobe_multi_cookie_cmp|bpf_get_attach_cookie)"),
+    ("attach: bsearch (kprobe.multi: its cookie's; kprobes: ftrace's records)",
+     r"^(bsearch|bpf_kprobe_multi_addrs_cmp|bpf_kprobe_multi_cookie_cmp|bpf_get_attach_cookie|"
+     r"ftrace_cmp_recs)"),
     ("attach: ftrace, fprobe, rethook (kprobe.multi; 6.1's kprobes)", r"^(fprobe|rethook|arch_rethook|kprobe_multi|"
      r"bpf_kprobe_multi|ftrace_|__ftrace|arch_ftrace|return_to_handler|hash_contains_ip|"
      r"get_entry_ip|objpool_|freelist_|ftrace_trampoline)"),
@@ -184,10 +186,12 @@ def traced_calls(report_path, reads):
 
 def kernel_rows(kver, d, n, reads, plans):
     windows = load_windows(os.path.join(d, "blocks.txt"))
-    if len(windows) != len(plans) + 1:
-        raise SystemExit(f"parts: {d}: {len(windows)} windows for {len(plans)} plans and the untraced one")
+    if len(windows) != len(plans) + 2:
+        raise SystemExit(f"parts: {d}: {len(windows)} windows for {len(plans)} plans and two untraced")
     syms0 = load_syms(os.path.join(d, plans[0] + ".syms"))
-    base = by_symbol(windows[0][0], syms0)
+    u1, u2 = by_symbol(windows[0][0], syms0), by_symbol(windows[1][0], syms0)
+    base = {s: min(u1.get(s, 0), u2.get(s, 0)) for s in set(u1) | set(u2)}
+    windows = windows[1:]  # windows[i + 1]: plan i's
     rows = []
     for i, plan in enumerate(plans):
         per_read, modes, nfuncs = traced_calls(os.path.join(d, plan + ".json"), reads)
@@ -207,7 +211,7 @@ def kernel_rows(kver, d, n, reads, plans):
         rows.append({
             "kernel": kver, "clock": "instructions", "plan": plan, "attach": modes,
             "n": n, "reads": reads, "functions": nfuncs, "calls_per_read": round(per_read, 2),
-            "untraced_per_read": round(sum(windows[0][0].values()) / reads, 1),
+            "untraced_per_read": round(sum(base.values()) / reads, 1),
             "added_per_call": round(sum(added.values()) / calls, 1),
             "parts_per_call": {p: round(v / calls, 1) for p, v in sorted(parts.items(), key=lambda kv: -kv[1])},
             "symbols_per_call": {s: round(v / calls, 1) for s, v in top},
