@@ -35,6 +35,9 @@ if [ "${1:-}" = --guest ]; then
 	python3 - "$2" <<'PY' || status=$?
 import json, os, re, signal, subprocess, sys, time
 
+sys.path.insert(0, "bench")
+import bpftrace_idiom  # noqa: E402
+
 OUT = sys.argv[1]
 KERNEL = os.uname().release
 WORKLOAD = "build/bench/trace_workload"
@@ -160,39 +163,6 @@ def fibtrace_session(name, extra, specs):
     }
 
 
-def bpftrace_script(slots, floor=None):
-    """The usual bpftrace idiom per function: entry stores nsecs by tid, exit
-    does hist(nsecs - start) and deletes it. fentry functions use kfunc
-    probes (module:function), kprobe ones (too many arguments for a
-    trampoline) kprobes, as fibtrace does. The first probe is a sentinel that
-    bpftrace attaches last (it attaches in reverse order): when it fires,
-    every other probe is attached. (bpftrace 0.17 warns that the syscall
-    wrapper is not traceable, then attaches to it all the same.)"""
-    lines = [f"kprobe:__x64_sys_getppid /pid == {os.getpid()}/ "
-             "{ printf(\"bench-trace: attached\\n\"); }"]
-    probes = {"fentry": 0, "kprobe": 0}
-    for s in slots:
-        if s["mode"] == "none":
-            continue
-        fn = s["name"]
-        mode = "fentry" if s["mode"] == "kprobe.multi" else s["mode"]  # every one has BTF here
-        if mode == "fentry":
-            where = f"{s['module']}:{fn}" if s["module"] else fn
-            entry, exit_ = f"kfunc:{where}", f"kretfunc:{where}"
-        else:
-            entry, exit_ = f"kprobe:{fn}", f"kretprobe:{fn}"
-        probes[mode] += 1
-        if floor == "empty":  # what attaching costs with nothing done
-            lines += [f"{entry} {{ }}", f"{exit_} {{ }}"]
-        elif floor == "clock":  # the cheapest timing: the clock, summed per CPU (no key)
-            lines += [f"{entry} {{ @in = sum(nsecs); }}", f"{exit_} {{ @out = sum(nsecs); }}"]
-        else:
-            lines.append(f"{entry} {{ @start_{fn}[tid] = nsecs; }}")
-            lines.append(f"{exit_} /@start_{fn}[tid]/ {{ @ns_{fn} = hist(nsecs - @start_{fn}[tid]);"
-                         f" delete(@start_{fn}[tid]); }}")
-    return "\n".join(lines) + "\n", probes
-
-
 def ping_ready():
     """Fires the bpftrace sentinel once it is attached (a kprobe, not a
     syscall tracepoint: those slow every syscall of every task)."""
@@ -215,7 +185,7 @@ def hist_totals(text):
 
 
 def bpftrace_session(name, slots, specs, floor=None):
-    script, probes = bpftrace_script(slots, floor)
+    script, probes = bpftrace_idiom.script(slots, floor, os.getpid())
     path = os.path.join(tmp, name.replace("@", "_") + ".bt")
     with open(path, "w") as f:
         f.write(script)
