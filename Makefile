@@ -163,7 +163,7 @@ $(BUILD)/tests/test_plan: $(call obj,tests/unit/test_plan.c src/fibtrace/discove
 $(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/symbols/ksyms.c src/fibtrace/symbols/ksyms_cache.c)
 $(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim/cachesim.c \
 	src/fibtrace/cachesim/cachesim_run.c src/fibtrace/model/run.c src/lib/stats.c src/lib/stats_tests.c src/lib/fmt.c src/lib/fibdev.c \
-	src/lib/helper.c)
+	src/lib/helper.c src/lib/range.c)
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lm -lpthread
@@ -184,6 +184,7 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_help.py || st=1; tests/host/test_bpf_sizes.py || st=1; \
+	tests/host/test_badinput.py || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
 	tests/host/test_fncount.sh || st=1; \
