@@ -101,7 +101,10 @@ int ft_sim_geometry_parse(const char *s, struct ft_sim_cache g[3], bool *host, c
 	return 0;
 }
 
-/* Run @argv with stdout to /dev/null and stderr to @log (NULL: ours); its wall time in @secs. */
+/*
+ * Run @argv as the user who ran sudo (helper_drop_to_invoker), stdout to
+ * /dev/null, stderr to @log (NULL: ours); its wall time in @secs.
+ */
 static int spawn(char *const argv[], const char *log, double *secs)
 {
 	double t0 = ft_now_s();
@@ -116,6 +119,8 @@ static int spawn(char *const argv[], const char *log, double *secs)
 		dup2(null, STDOUT_FILENO);
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
+		if (helper_drop_to_invoker()) /* valgrind and fibcalc need no root */
+			_exit(126);
 		execv(argv[0], argv);
 		fprintf(stderr, "fibtrace: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -145,7 +150,7 @@ static FILE *run_harness(const char *harness, const char *arg, pid_t *pid)
 	*pid = fork();
 	if (*pid == 0) {
 		close(fds[0]);
-		if (dup2(fds[1], STDOUT_FILENO) < 0)
+		if (dup2(fds[1], STDOUT_FILENO) < 0 || helper_drop_to_invoker())
 			_exit(126);
 		execl(harness, "fibcalc", arg, (char *)NULL);
 		_exit(127);
@@ -349,7 +354,11 @@ static int simulate(struct ft_sim *sim, char **hargv, const char *valgrind, cons
 		print_tail(log);
 		return -FT_EXIT_ERROR;
 	}
-	f = fopen(out, "r");
+	f = NULL;
+	if (!helper_fs_enter()) { /* written by valgrind as the user: read as the user */
+		f = fopen(out, "r");
+		helper_fs_leave();
+	}
 	if (!f || ft_sim_parse(sim, f)) {
 		fprintf(stderr, "fibtrace: --cachesim: cannot read callgrind's output %s: %s\n",
 			out, f ? sim->error : strerror(errno));
@@ -397,8 +406,11 @@ int ft_sim_run(struct ft_sim *sim, const struct ft_sim_opts *o)
 		return -FT_EXIT_USAGE;
 	}
 	hargv = harness_argv(sim, o, harness, algos, sizeof(algos));
-	fo = mkstemp(out);
-	fl = mkstemp(log);
+	if (!helper_fs_enter()) { /* callgrind, run as the sudo user, writes it */
+		fo = mkstemp(out);
+		helper_fs_leave();
+	}
+	fl = mkstemp(log); /* valgrind's stderr: opened by fibtrace for it */
 	if (!hargv || fo < 0 || fl < 0) {
 		fprintf(stderr, "fibtrace: --cachesim: %s\n", strerror(errno ? errno : ENOMEM));
 		err = -FT_EXIT_ERROR;
