@@ -132,8 +132,12 @@ pid_t helper_command_start(char *const argv[], bool as_root)
 		setpgid(0, 0);
 		if (!as_root && helper_drop_to_invoker())
 			_exit(126);
-		/* fibtrace gone before this line: its parent is another process */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		/*
+		 * fibtrace gone before the death signal was set: no such process.
+		 * kill(, 0), not getppid(): a traced getppid would count one call
+		 * more than the command makes.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || (kill(parent, 0) && errno == ESRCH))
 			_exit(126);
 		execvp(argv[0], argv);
 		fprintf(stderr, "fibtrace: %s: %s\n", argv[0], strerror(errno));
