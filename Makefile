@@ -166,7 +166,7 @@ $(BUILD)/tests/test_plan: $(call obj,tests/unit/test_plan.c src/fibtrace/discove
 $(BUILD)/tests/test_ksyms: $(call obj,tests/unit/test_ksyms.c src/fibtrace/symbols/ksyms.c src/fibtrace/symbols/ksyms_cache.c)
 $(BUILD)/tests/test_cachesim: $(call obj,tests/unit/test_cachesim.c src/fibtrace/cachesim/cachesim.c \
 	src/fibtrace/cachesim/cachesim_run.c src/fibtrace/model/run.c src/lib/stats.c src/lib/stats_tests.c src/lib/fmt.c src/lib/fibdev.c \
-	src/lib/helper.c)
+	src/lib/helper.c src/lib/range.c)
 $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lm -lpthread
@@ -188,6 +188,7 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_help.py || st=1; tests/host/test_bpf_sizes.py || st=1; \
+	tests/host/test_badinput.py || st=1; tests/host/test_perf_gate_args.sh || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
 	tests/host/test_fncount.sh || st=1; tests/host/test_insprof.py || st=1; \
@@ -279,10 +280,16 @@ $(BUILD)/bench/jitlines: $(call obj,bench/insprof/jitlines.c)
 # tree's (fibdrv_head), side by side in one guest of KVER (default the newest
 # kernel) with fibtrace --compare builds; outputs in build/perf-gate/. The
 # script exits with fibtrace's status (8: a regression); make turns any
-# failure into 2, build/perf-gate/status keeps the script's.
+# failure into 2, build/perf-gate/status keeps the script's. The variables
+# reach the script as data, as given ($(value)), through the environment:
+# never spliced into the recipe's shell source (tests/host/test_perf_gate_args.sh).
+PERF_GATE_VARS := BASE KVER SWEEP REPEAT PCT ATTRIBUTE ATTR_REPEAT
+$(foreach v,$(PERF_GATE_VARS),$(eval perf-gate: export FT_GATE_$(v) := $$(value $(v))))
 perf-gate:
-	@[ -n "$(BASE)" ] || { echo "perf-gate: set BASE=<git revision>, e.g. make perf-gate BASE=origin/main" >&2; exit 2; }
-	@SWEEP="$(SWEEP)" REPEAT="$(REPEAT)" PCT="$(PCT)" ATTRIBUTE="$(ATTRIBUTE)" ATTR_REPEAT="$(ATTR_REPEAT)" scripts/perf-gate.sh "$(BASE)" "$(KVER)"
+	@$(if $(value BASE),,$(error perf-gate: set BASE=<git revision>, e.g. make perf-gate BASE=origin/main))
+	@SWEEP="$$FT_GATE_SWEEP" REPEAT="$$FT_GATE_REPEAT" PCT="$$FT_GATE_PCT" \
+		ATTRIBUTE="$$FT_GATE_ATTRIBUTE" ATTR_REPEAT="$$FT_GATE_ATTR_REPEAT" \
+		scripts/perf-gate.sh "$$FT_GATE_BASE" "$$FT_GATE_KVER"
 
 # The deepest stack of traced calls per algorithm at its cap (sizes FT_STACK_DEPTH).
 stack-depth: modules

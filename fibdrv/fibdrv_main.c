@@ -275,6 +275,18 @@ static noinline u64 fibdrv_calib1(u64 x)
 }
 
 /*
+ * Between two calibration calls: yield, and stop on any pending signal, not
+ * only a fatal one, so that its handler runs now rather than after up to
+ * 10^6 calls. -ERESTARTSYS: after a handler with SA_RESTART the ioctl starts
+ * again from the beginning (its partial sums are dropped), otherwise EINTR.
+ */
+static bool calib_interrupted(void)
+{
+	bn_resched(); /* as bn_should_stop(): a tasks-RCU quiescent state too */
+	return signal_pending(current);
+}
+
+/*
  * The calls of @fn, each timed alone, after F(@c->work_n) when it is not 0
  * (inlined with a constant @fn, so no indirect call, which retpolines would
  * make dearer than a traced function's call).
@@ -298,8 +310,8 @@ static __always_inline long calib_loop(u64 (*fn)(u64), const struct fib_algo *al
 		start = ktime_get_ns();
 		x = fn(x + i);
 		c->ns += ktime_get_ns() - start;
-		if (bn_should_stop())
-			return -EINTR;
+		if (calib_interrupted())
+			return -ERESTARTSYS;
 	}
 	return 0;
 }
@@ -320,8 +332,8 @@ static long calib_compute(const struct fib_algo *algo, struct fibdrv_calib *c)
 		c->ns += ktime_get_ns() - start;
 		if (err)
 			return err;
-		if (bn_should_stop())
-			return -EINTR;
+		if (calib_interrupted())
+			return -ERESTARTSYS;
 	}
 	return 0;
 }

@@ -36,26 +36,27 @@ static struct client_options {
 };
 
 const char *argp_program_version = "fibclient 0.2";
-static const char doc[] =
-	"Read Fibonacci numbers from /dev/fibonacci.\v"
-	"Exit status: 0 on success, 1 on a device error or a --verify mismatch, "
-	"2 on bad usage.";
+static const char doc[] = "Read Fibonacci numbers from /dev/fibonacci.\v"
+			  "Exit status: 0 on success, 1 on a device error or a --verify mismatch, "
+			  "2 on bad usage.";
 static const char args_doc[] = "N";
 
 enum { OPT_DEVICE = 0x100 };
 
 static const struct argp_option options[] = {
-	{ "algo", 'a', "NAME", 0, "Algorithm (see /sys/class/misc/fibonacci/algorithms)", 0 },
-	{ "format", 'f', "dec|bin", 0, "Read format (bin is converted to decimal for printing)", 0 },
-	{ "sweep", 's', "A:B[:STEP]", 0, "Read every n from A to B", 0 },
-	{ "verify", 'V', NULL, 0, "Check every value against GMP", 0 },
-	{ "quiet", 'q', NULL, 0, "Print no values (with --verify: only the summary)", 0 },
-	{ "device", OPT_DEVICE, "PATH", 0, "Device path (default /dev/fibonacci)", 0 },
+	{"algo", 'a', "NAME", 0, "Algorithm (see /sys/class/misc/fibonacci/algorithms)", 0},
+	{"format", 'f', "dec|bin", 0, "Read format (bin is converted to decimal for printing)", 0},
+	{"sweep", 's', "A:B[:STEP]", 0, "Read every n from A to B", 0},
+	{"verify", 'V', NULL, 0, "Check every value against GMP", 0},
+	{"quiet", 'q', NULL, 0, "Print no values (with --verify: only the summary)", 0},
+	{"device", OPT_DEVICE, "PATH", 0, "Device path (default /dev/fibonacci)", 0},
 	{},
 };
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
+	int err;
+
 	switch (key) {
 	case 'a':
 		opts.algo = arg;
@@ -69,8 +70,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format must be dec or bin, not '%s'", arg);
 		break;
 	case 's':
-		if (parse_u64_range(arg, &opts.sweep))
-			argp_error(state, "bad --sweep '%s' (want A:B[:STEP], A <= B, STEP > 0)", arg);
+		err = parse_u64_range(arg, &opts.sweep);
+		if (err)
+			argp_error(state, "bad --sweep '%s' (%s)", arg, u64_range_why(err));
 		opts.have_sweep = true;
 		break;
 	case 'V':
@@ -136,7 +138,7 @@ static void value_to_mpz(mpz_t out, const char *buf, size_t len, int format)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { options, parse_arg, args_doc, doc, NULL, NULL, NULL };
+	static const struct argp argp = {options, parse_arg, args_doc, doc, NULL, NULL, NULL};
 	uint64_t mismatches = 0, checked = 0;
 	char *buf = NULL;
 	size_t cap = 0;
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (!opts.have_sweep)
-		opts.sweep = (struct u64_range){ opts.n, opts.n, 1 };
+		opts.sweep = (struct u64_range){opts.n, opts.n, 1};
 
 	fd = fibdev_open(opts.device, opts.algo, opts.format, "fibclient");
 	if (fd < 0)

@@ -41,11 +41,12 @@
 #include "session/watch.h"
 #include "tracer/tracer.h"
 
+/* Ctrl-C and SIGTERM counted: the first ends the run, the next ends ft_watch_free's wait. */
 static volatile sig_atomic_t exiting;
 static void sig_handler(int sig)
 {
 	(void)sig;
-	exiting = 1;
+	exiting++;
 }
 
 /* root, or CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN. */

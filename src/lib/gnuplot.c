@@ -22,6 +22,22 @@ static const char *terminal(const char *out)
 	return NULL;
 }
 
+/*
+ * The directory, the data files, the script and the plot are created as the
+ * user who ran sudo (helper_fs_enter): gnuplot, run as that user, reads
+ * what it must, and the plot is theirs.
+ */
+static FILE *create(const char *path)
+{
+	FILE *f = NULL;
+
+	if (!helper_fs_enter()) {
+		f = fopen(path, "w");
+		helper_fs_leave();
+	}
+	return f;
+}
+
 static void cleanup(struct gnuplot_job *j)
 {
 	int i;
@@ -38,6 +54,7 @@ static void cleanup(struct gnuplot_job *j)
 int gnuplot_begin(struct gnuplot_job *j, const char *out)
 {
 	const char *term = terminal(out);
+	char *dir;
 
 	memset(j, 0, sizeof(*j));
 	j->out = out;
@@ -46,12 +63,16 @@ int gnuplot_begin(struct gnuplot_job *j, const char *out)
 		return -1;
 	}
 	snprintf(j->dir, sizeof(j->dir), "/tmp/fibtrace-plot-XXXXXX");
-	if (!mkdtemp(j->dir)) {
+	if (helper_fs_enter()) /* said why */
+		return -1;
+	dir = mkdtemp(j->dir);
+	helper_fs_leave();
+	if (!dir) {
 		fprintf(stderr, "fibtrace: --plot: %s\n", strerror(errno));
 		return -1;
 	}
 	snprintf(j->path[GNUPLOT_MAX_FILES - 1], sizeof(j->path[0]), "%s/plot.gp", j->dir);
-	j->script = fopen(j->path[GNUPLOT_MAX_FILES - 1], "w");
+	j->script = create(j->path[GNUPLOT_MAX_FILES - 1]);
 	if (!j->script) {
 		fprintf(stderr, "fibtrace: --plot: %s\n", strerror(errno));
 		cleanup(j);
@@ -98,7 +119,7 @@ FILE *gnuplot_open(struct gnuplot_job *j, const char *name)
 	if (j->nfiles >= GNUPLOT_MAX_FILES - 1)
 		return NULL;
 	snprintf(j->path[j->nfiles], sizeof(j->path[0]), "%s/%s", j->dir, name);
-	return fopen(j->path[j->nfiles++], "w");
+	return create(j->path[j->nfiles++]);
 }
 
 const char *gnuplot_path(const struct gnuplot_job *j, int i)
@@ -119,9 +140,14 @@ int gnuplot_run(struct gnuplot_job *j)
 
 	bad = fclose(j->script);
 	j->script = NULL;
-	fd = bad ? -1 : open(j->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = -1;
+	if (!bad && !helper_fs_enter()) {
+		fd = open(j->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		helper_fs_leave();
+	}
 	if (fd < 0) {
-		fprintf(stderr, "fibtrace: --plot %s: %s\n", j->out, strerror(errno));
+		fprintf(stderr, "fibtrace: --plot %s: %s%s\n", j->out, strerror(errno),
+			helper_fs_hint(errno));
 		cleanup(j);
 		return -1;
 	}

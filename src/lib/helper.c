@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper.h"
@@ -25,28 +29,43 @@ bool helper_find(const char *name, char *out, size_t len)
 	return false;
 }
 
-int helper_drop_to_invoker(void)
+int helper_invoker(uid_t *uid, gid_t *gid)
 {
 	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
 	char *end_u = NULL, *end_g = NULL;
-	unsigned long uid, gid;
-	struct passwd *pw;
+	unsigned long u, g;
 
 	if (getuid() != 0 || !su || !sg)
 		return 0;
-	uid = strtoul(su, &end_u, 10);
-	gid = strtoul(sg, &end_g, 10);
-	if (!*su || *end_u || !*sg || *end_g || !uid || uid > 0xfffffffeUL || gid > 0xfffffffeUL) {
+	u = strtoul(su, &end_u, 10);
+	g = strtoul(sg, &end_g, 10);
+	if (*su < '0' || *su > '9' || *end_u || *sg < '0' || *sg > '9' || *end_g || !u ||
+	    u > 0xfffffffeUL || g > 0xfffffffeUL) {
 		fprintf(stderr,
-			"fibtrace: SUDO_UID '%s' / SUDO_GID '%s': not a user to run a program as\n",
+			"fibtrace: SUDO_UID '%s' / SUDO_GID '%s': not a user to run programs or "
+			"write files as (unset both to keep root)\n",
 			su, sg);
 		return -1;
 	}
-	pw = getpwuid((uid_t)uid);
-	if ((pw ? initgroups(pw->pw_name, (gid_t)gid) : setgroups(0, NULL)) || setgid((gid_t)gid) ||
-	    setuid((uid_t)uid) || !setuid(0)) {
-		fprintf(stderr, "fibtrace: cannot become uid %lu to run a program: %s\n", uid,
-			strerror(errno ? errno : EPERM));
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return 1;
+}
+
+int helper_drop_to_invoker(void)
+{
+	struct passwd *pw;
+	uid_t uid;
+	gid_t gid;
+	int who = helper_invoker(&uid, &gid);
+
+	if (who <= 0)
+		return who;
+	pw = getpwuid(uid);
+	if ((pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) || setgid(gid) ||
+	    setuid(uid) || !setuid(0)) {
+		fprintf(stderr, "fibtrace: cannot become uid %u to run a program: %s\n",
+			(unsigned int)uid, strerror(errno ? errno : EPERM));
 		return -1;
 	}
 	if (pw) {
@@ -55,4 +74,135 @@ int helper_drop_to_invoker(void)
 		setenv("LOGNAME", pw->pw_name, 1);
 	}
 	return 0;
+}
+
+/* This thread's file system identity: @uid and @gid; true when both took. */
+static bool fs_identity(uid_t uid, gid_t gid)
+{
+	setfsgid(gid);
+	setfsuid(uid);
+	return (uid_t)setfsuid((uid_t)-1) == uid && (gid_t)setfsgid((gid_t)-1) == gid;
+}
+
+int helper_fs_enter(void)
+{
+	uid_t uid;
+	gid_t gid;
+	int who = helper_invoker(&uid, &gid);
+
+	if (who <= 0)
+		return who;
+	if (!fs_identity(uid, gid)) {
+		fs_identity(geteuid(), getegid());
+		fprintf(stderr, "fibtrace: cannot write files as uid %u (setfsuid refused)\n",
+			(unsigned int)uid);
+		return -1;
+	}
+	return 0;
+}
+
+const char *helper_fs_hint(int err)
+{
+	const char *su = getenv("SUDO_UID");
+
+	return (err == EACCES || err == EPERM) && getuid() == 0 && su
+		       ? " (as the user who ran sudo, SUDO_UID: choose a place they may write)"
+		       : "";
+}
+
+void helper_fs_leave(void)
+{
+	int err = errno;
+
+	fs_identity(geteuid(), getegid());
+	errno = err;
+}
+
+pid_t helper_command_start(char *const argv[], bool as_root)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "fibtrace: cannot start %s: fork: %s\n", argv[0], strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		setpgid(0, 0);
+		if (!as_root && helper_drop_to_invoker())
+			_exit(126);
+		/*
+		 * fibtrace gone before the death signal was set: no such process.
+		 * kill(, 0), not getppid(): a traced getppid would count one call
+		 * more than the command makes.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || (kill(parent, 0) && errno == ESRCH))
+			_exit(126);
+		execvp(argv[0], argv);
+		fprintf(stderr, "fibtrace: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid); /* as the child does: whichever runs first */
+	return pid;
+}
+
+enum helper_command_state helper_command_poll(pid_t pid, int *status)
+{
+	siginfo_t si = {};
+
+	if (waitid(P_PID, pid, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT) || si.si_pid != pid)
+		return HELPER_CMD_RUNS;
+	if (si.si_code == CLD_STOPPED)
+		return si.si_status == SIGTTIN || si.si_status == SIGTTOU ? HELPER_CMD_STOPPED_TTY
+									  : HELPER_CMD_RUNS;
+	*status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : si.si_status;
+	return HELPER_CMD_ENDED;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Until @pid has ended (true), @end passes or *@stop moves from @seen (false). */
+static bool ended_by(pid_t pid, double end, volatile sig_atomic_t *stop, sig_atomic_t seen)
+{
+	int status;
+
+	while (helper_command_poll(pid, &status) != HELPER_CMD_ENDED) {
+		if (now_s() >= end || (stop && *stop != seen))
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+void helper_command_end(pid_t pid, double grace, volatile sig_atomic_t *stop)
+{
+	sig_atomic_t seen = stop ? *stop : 0;
+	int status;
+
+	if (pid <= 0)
+		return;
+	if (helper_command_poll(pid, &status) != HELPER_CMD_ENDED) {
+		killpg(pid, SIGTERM);
+		killpg(pid, SIGCONT); /* a stopped command cannot act on SIGTERM */
+		bool ended = ended_by(pid, now_s() + grace, stop, seen);
+
+		if (!ended && stop && *stop != seen)
+			fprintf(stderr, "fibtrace: interrupted again: SIGKILL to the command\n");
+		else if (!ended)
+			fprintf(stderr,
+				"fibtrace: the command ignored SIGTERM for %.0f s: SIGKILL\n",
+				grace);
+	}
+	/* The leader, not yet reaped, keeps the group's id from reuse until here. */
+	killpg(pid, SIGKILL);
+	ended_by(pid, now_s() + grace, stop, stop ? *stop : 0);
+	while (waitpid(pid, &status, WNOHANG) < 0 && errno == EINTR)
+		;
 }

@@ -44,10 +44,26 @@ int parse_u64_range(const char *text, struct u64_range *out)
 	if (parse_u64(first, &out->first) || parse_u64(last, &out->last) ||
 	    parse_u64(step, &out->step))
 		return -1;
-	return out->first <= out->last && out->step > 0 ? 0 : -1;
+	if (out->first > out->last || !out->step)
+		return -1;
+	/* 0:2^64-1 holds 2^64 values: no count holds that many */
+	return (out->last - out->first) / out->step == UINT64_MAX ? -2 : 0;
+}
+
+const char *u64_range_why(int err)
+{
+	return err == -2 ? "2^64 values, more than can be counted: a larger STEP or a narrower A:B"
+			 : "want A:B[:STEP], A <= B, STEP > 0";
 }
 
 uint64_t u64_range_count(const struct u64_range *range)
 {
 	return (range->last - range->first) / range->step + 1;
+}
+
+uint64_t u64_mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t p;
+
+	return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
 }

@@ -46,12 +46,13 @@ static int entries_ok(const char *list)
 static void check_parsed(const struct ft_cli *c)
 {
 	CHECK(!c->sweep || (c->range.first <= c->range.last && c->range.step > 0));
+	CHECK(!c->sweep || u64_range_count(&c->range) != 0); /* a count that never wrapped */
 	CHECK(c->repeat >= 1 && c->repeat <= 1000000);
 	CHECK(c->cpu >= -1 && c->cpu < CPU_SETSIZE);
 	CHECK(c->hist_cfg.bits <= FT_HIST_MAX_BITS);
 	CHECK(!c->hist_cfg.linear ||
 	      (c->hist_cfg.lin_min < c->hist_cfg.lin_max && c->hist_cfg.lin_step > 0 &&
-	       c->hist_cfg.lin_buckets + 2 <= FT_HIST_SLOTS));
+	       c->hist_cfg.lin_buckets <= FT_HIST_SLOTS - 2));
 	CHECK(c->maxactive >= 1 && c->maxactive <= FT_MAXACTIVE_MAX);
 	CHECK(c->pid <= INT32_MAX);
 	CHECK(c->duration == 0 ||

@@ -48,6 +48,9 @@ CLI = [
     "-d nan", "-i inf", "-d 1e-300", "--linear 0:18446744073709551615:1",
     "-f ,", "-f mod:", "-f :f", "--no-hist --raw --all -H --no-tree --no-compensate",
     "-- build/fibclient 10",
+    "--cachesim --cache-geometry I1=32768,1152921504606846976,16 --sweep 1:2",
+    "--cachesim --sweep 0:18446744073709551615", "--sweep 0:18446744073709551615:1 --repeat 2",
+    "--linear 1:18446744073709551615:2", "--sweep 1:18446744073709551615 --repeat 1000000 -a a,b",
 ]
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "cli")
 os.makedirs(out, exist_ok=True)

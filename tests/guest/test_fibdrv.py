@@ -9,6 +9,7 @@ import errno
 import fcntl
 import os
 import random
+import signal
 import struct
 import subprocess
 import sys
@@ -296,6 +297,43 @@ def test_calibrate(algos, max_n):
     os.waitpid(pid, 0)
     check("calibrate.unprivileged.EPERM", got == errno.EPERM,
           f"errno {errno.errorcode.get(got, got)}")
+    calibrate_interrupted(small[1], min(small[0], 20000))
+
+
+def calibrate_interrupted(algo, n):
+    """Any signal ends a long calibration, not only a fatal one (issue 50): a child
+    asks for 10^6 computations of F(n) (minutes) with a SIGALRM handler that
+    raises in 0.3 s; the ioctl gives the handler its turn (ERESTARTSYS, EINTR
+    without SA_RESTART) and the child is out within 10 s. Before, the handler
+    waited for the last of the 10^6 calls (the child killed at 30 s)."""
+    pid = os.fork()
+    if pid == 0:
+        def alarm(signum, frame):
+            raise TimeoutError
+
+        signal.signal(signal.SIGALRM, alarm)
+        fd = open_dev(algo)
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        try:
+            gtest.calibrate(fd, CALIB_COMPUTE, 10**6, n)
+        except TimeoutError:
+            os._exit(0)
+        except OSError:
+            os._exit(2)
+        os._exit(1)  # all 10^6 ran: the signal waited
+    t0 = time.monotonic()
+    status = None
+    while status is None and time.monotonic() - t0 < 30:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        status = st if done else None
+        time.sleep(0.05)
+    secs = time.monotonic() - t0
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    check("calibrate.signal_ends_it", status is not None and os.WIFEXITED(status) and
+          os.WEXITSTATUS(status) == 0 and secs < 10,
+          f"status {status}, {secs:.1f} s (SIGALRM at 0.3 s)")
 
 
 def test_concurrency(algos, seconds=8):

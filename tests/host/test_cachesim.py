@@ -9,7 +9,9 @@ algorithms' designs imply (iteration executes more instructions than fast
 doubling at n = 1000; Karatsuba fewer than schoolbook squaring at n = 10^5);
 the library's share of the reads' instructions; a smaller D1 misses more; the
 documents against docs/cachesim.schema.json; bad input exits with a clear
-message. Prints PASS/FAIL/SKIP lines for tests/run.sh.
+message; as root under sudo (SUDO_UID/SUDO_GID 65534), valgrind runs as that
+user and the files written for them (the plot, callgrind's output kept by
+-v) are theirs. Prints PASS/FAIL/SKIP lines for tests/run.sh.
 """
 import csv
 import io
@@ -163,6 +165,37 @@ def check_outputs():
         result(rc == 0 and size > 5000, "plot", f"exit {rc}, {size} bytes")
 
 
+def check_as_invoker():
+    """Root with SUDO_UID/SUDO_GID 65534: a valgrind wrapper first in PATH records
+    the uid it runs as; the plot and callgrind's kept output belong to 65534."""
+    if os.getuid() != 0:
+        result(None, "as_invoker", "not root (the drop is root's only)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o1777)
+        seen = os.path.join(tmp, "uid")
+        wrapper = os.path.join(tmp, "valgrind")
+        with open(wrapper, "w") as f:
+            f.write(f"#!/bin/sh\nid -u >{seen}\nexec {shutil.which('valgrind')} \"$@\"\n")
+        os.chmod(wrapper, 0o755)
+        svg = os.path.join(tmp, "sim.svg")
+        env = dict(os.environ, SUDO_UID="65534", SUDO_GID="65534",
+                   PATH=f"{tmp}:{os.environ.get('PATH', '/usr/bin:/bin')}")
+        rc, out, err = run(["-v", "--cachesim", "--sweep", "10:20:10", "--algo", "bn-iter",
+                            "--plot", svg], env)
+        kept = [w for w in err.split() if w.startswith("/tmp/fibtrace-cachesim-")]
+        uid = open(seen).read().strip() if os.path.exists(seen) else None
+        owners = {p: (os.stat(p).st_uid, os.stat(p).st_gid) for p in [svg] + kept
+                  if os.path.exists(p)}
+        result(rc == 0 and uid == "65534", "as_invoker.valgrind_uid",
+               f"exit {rc}, valgrind ran as {uid}: {err.strip()[-200:]}")
+        result(rc == 0 and len(owners) == 2 and
+               all(o == (65534, 65534) for o in owners.values()), "as_invoker.files_owned",
+               f"exit {rc}, owners {owners}")
+        for p in kept:
+            os.unlink(p)
+
+
 def check_errors():
     cases = [
         ("unknown-algo", ["--cachesim", "--sweep", "10:20", "--algo", "bn-nope"], None, 2,
@@ -198,6 +231,7 @@ def main():
     check_share()
     check_geometry()
     check_outputs()
+    check_as_invoker()
     check_errors()
     return 1 if failed else 0
 

@@ -125,6 +125,29 @@ int main(void)
 		      ft_sim_geometry_parse("LL=6000000,12,64", g, &host, msg, sizeof(msg)) != 0);
 		check("geom.bad-syntax",
 		      ft_sim_geometry_parse("D1=32768,8", g, &host, msg, sizeof(msg)) != 0);
+		/* ASSOC * LINE past 2^64: refused, no division by its wrapped 0 */
+		check("geom.assoc-line-overflow",
+		      ft_sim_geometry_parse("I1=32768,1152921504606846976,16", g, &host, msg,
+					    sizeof(msg)) == -1 &&
+			      !strcmp(msg, "I1: the line must be a power of two >= 16 and SIZE / "
+					   "(ASSOC * LINE) sets a power of two"));
+		check("geom.field-overflow",
+		      ft_sim_geometry_parse("D1=32768,8,18446744073709551616", g, &host, msg,
+					    sizeof(msg)) == -1 &&
+			      !strcmp(msg, "want host, or I1=SIZE,ASSOC,LINE[:D1=...][:LL=...]"));
+		check("geom.sign-space-junk",
+		      ft_sim_geometry_parse("I1=-32768,8,64", g, &host, msg, sizeof(msg)) &&
+			      ft_sim_geometry_parse("I1= 32768,8,64", g, &host, msg, sizeof(msg)) &&
+			      ft_sim_geometry_parse("I1=32768,+8,64", g, &host, msg, sizeof(msg)) &&
+			      ft_sim_geometry_parse("I1=32768,8,64x", g, &host, msg, sizeof(msg)) &&
+			      ft_sim_geometry_parse("I1=32768,8,64,1", g, &host, msg,
+						    sizeof(msg)) &&
+			      ft_sim_geometry_parse("I1=32768,8,64:", g, &host, msg, sizeof(msg)));
+		check("geom.three-levels",
+		      !ft_sim_geometry_parse("I1=16384,4,64:D1=65536,8,64:LL=4194304,16,64", g,
+					     &host, msg, sizeof(msg)) &&
+			      g[0].size == 16384 && g[0].assoc == 4 && g[1].size == 65536 &&
+			      g[2].size == 4194304 && g[2].assoc == 16 && g[2].line == 64);
 	}
 	return failures ? 1 : 0;
 }

@@ -3,12 +3,23 @@
  * Unit tests of src/lib/helper.c: a helper program is never found through
  * a relative PATH entry, and under sudo a child drops to the user who ran
  * sudo (checked in a forked child; skipped, saying why, when not root).
+ * Files created as the invoker between helper_fs_enter and helper_fs_leave.
+ * The traced command: in a process group of its own, as the user, killed
+ * when fibtrace dies, ended within its grace with what it started, at once
+ * on a second Ctrl-C. This process is a child subreaper, so the command's
+ * own children are reaped here and their end is seen.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper.h"
@@ -89,9 +100,261 @@ static void test_drop(void)
 					   WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* @path's owner is @uid:@gid. */
+static bool owned(const char *path, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_uid == uid && st.st_gid == gid;
+}
+
+/* Created between helper_fs_enter and helper_fs_leave: as the invoker, then as root again. */
+static void test_fs(void)
+{
+	char dir[] = "/tmp/ft-helper-fs-XXXXXX", path[64];
+	uid_t uid;
+	gid_t gid;
+	int fd;
+
+	if (getuid() != 0) {
+		printf("SKIP helper.fs: not root (the drop is root's only)\n");
+		return;
+	}
+	if (!mkdtemp(dir) || chmod(dir, 01777))
+		return check("fs.setup", 0);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	check("fs.invoker", helper_invoker(&uid, &gid) == 1 && uid == 65534 && gid == 65534);
+	fd = helper_fs_enter() ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	helper_fs_leave();
+	check("fs.created_as_invoker", fd >= 0 && owned(path, 65534, 65534));
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600); /* after leave: root again */
+	check("fs.root_after_leave", fd >= 0 && owned(path, 0, 0));
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	chmod(dir, 0700); /* root's alone */
+	fd = helper_fs_enter() ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	helper_fs_leave();
+	check("fs.invokers_permissions", fd < 0 && errno == EACCES && access(path, F_OK));
+	setenv("SUDO_UID", "root", 1);
+	check("fs.bad_sudo_uid_refused",
+	      helper_fs_enter() == -1 && helper_invoker(&uid, &gid) == -1);
+	setenv("SUDO_UID", " 65534", 1);
+	check("fs.sudo_uid_digits_only", helper_invoker(&uid, &gid) == -1);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	check("fs.not_under_sudo", helper_invoker(&uid, &gid) == 0 && helper_fs_enter() == 0);
+	helper_fs_leave();
+	rmdir(dir);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* @pid's wait status within @seconds, or -1 (then it is killed). */
+static int wait_for(pid_t pid, double seconds)
+{
+	double end = now_s() + seconds;
+	int status;
+
+	do {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(10000);
+	} while (now_s() < end);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+/* The pid the command wrote to @file (its background sleep), within 5 s, or 0. */
+static pid_t read_pid(const char *file)
+{
+	double end = now_s() + 5;
+	long v = 0;
+
+	do {
+		FILE *f = fopen(file, "r");
+
+		if (f && fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		if (f)
+			fclose(f);
+		if (v > 0)
+			return (pid_t)v;
+		usleep(10000);
+	} while (now_s() < end);
+	return 0;
+}
+
+/* sh ignoring SIGTERM, with a background sleep (which inherits that) whose pid goes to @file. */
+static pid_t start_stubborn(const char *file)
+{
+	char script[256];
+	char *argv[] = {"sh", "-c", script, NULL};
+
+	snprintf(script, sizeof(script),
+		 "trap '' TERM; sleep 600 & echo $! >%s.t; mv %s.t %s; wait", file, file, file);
+	unlink(file);
+	return helper_command_start(argv, true);
+}
+
+static volatile sig_atomic_t stop;
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop++;
+}
+
+/* Ended within the grace (or at once on a second signal), its sleep with it. */
+static void test_end(const char *dir)
+{
+	char file[128];
+	pid_t pid, bg;
+	double t0, took;
+	int status;
+
+	snprintf(file, sizeof(file), "%s/bg", dir);
+	pid = start_stubborn(file);
+	bg = read_pid(file);
+	check("command.own_group", pid > 0 && getpgid(pid) == pid && bg > 0 && getpgid(bg) == pid);
+	check("command.runs", helper_command_poll(pid, &status) == HELPER_CMD_RUNS);
+	t0 = now_s();
+	helper_command_end(pid, 1.0, NULL);
+	took = now_s() - t0;
+	check("command.end_within_grace", took >= 1.0 && took < 2.5);
+	check("command.end_reaps", waitpid(pid, NULL, WNOHANG) < 0 && errno == ECHILD);
+	status = bg > 0 ? wait_for(bg, 2) : -1;
+	check("command.end_kills_group",
+	      status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	/* A signal during the wait (the second Ctrl-C) ends it at once. */
+	pid = start_stubborn(file);
+	bg = read_pid(file);
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &(struct itimerval){.it_value = {0, 200000}}, NULL);
+	t0 = now_s();
+	helper_command_end(pid, 30.0, &stop);
+	took = now_s() - t0;
+	check("command.second_signal_ends_wait", stop == 1 && took >= 0.15 && took < 2.0);
+	status = bg > 0 ? wait_for(bg, 2) : -1;
+	check("command.second_signal_kills_group", waitpid(pid, NULL, WNOHANG) < 0 && status >= 0 &&
+							   WIFSIGNALED(status) &&
+							   WTERMSIG(status) == SIGKILL);
+}
+
+/* Its end seen, left unreaped until helper_command_end; a stop at the terminal told apart. */
+static void test_states(void)
+{
+	char *exit3[] = {"sh", "-c", "exit 3", NULL}, *sleeper[] = {"sleep", "600", NULL};
+	double end = now_s() + 5;
+	int status = -1, state;
+	pid_t pid = helper_command_start(exit3, true);
+
+	while ((state = helper_command_poll(pid, &status)) == HELPER_CMD_RUNS && now_s() < end)
+		usleep(10000);
+	check("command.ended_status",
+	      state == HELPER_CMD_ENDED && WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	check("command.ended_unreaped", helper_command_poll(pid, &status) == HELPER_CMD_ENDED);
+	helper_command_end(pid, 1.0, NULL);
+	check("command.ended_reaped", waitpid(pid, NULL, WNOHANG) < 0 && errno == ECHILD);
+
+	pid = helper_command_start(sleeper, true);
+	kill(pid, SIGTTIN); /* what reading the terminal from its own group does */
+	end = now_s() + 5;
+	while ((state = helper_command_poll(pid, &status)) == HELPER_CMD_RUNS && now_s() < end)
+		usleep(10000);
+	check("command.stopped_tty", state == HELPER_CMD_STOPPED_TTY);
+	end = now_s();
+	helper_command_end(pid, 5.0, NULL); /* SIGCONT after SIGTERM: no wait for SIGKILL */
+	check("command.stopped_ends_on_term",
+	      now_s() - end < 1.0 && waitpid(pid, NULL, WNOHANG) < 0);
+}
+
+/*
+ * fibtrace killed: its command gets SIGKILL from the kernel. A middle
+ * process starts it (as nobody when root: the death signal survives the
+ * drop), waits until it has run (it writes a line on a pipe, then execs
+ * sleep) and exits.
+ */
+static void test_parent_death(void)
+{
+	char script[64], line[8];
+	char *argv[] = {"sh", "-c", script, NULL};
+	int fds[2], ran[2], status;
+	pid_t mid, pid = 0;
+
+	if (pipe(fds) || pipe(ran))
+		return check("pdeath.setup", 0);
+	snprintf(script, sizeof(script), "echo >&%d; exec sleep 600", ran[1]);
+	mid = fork();
+	if (mid == 0) {
+		setenv("SUDO_UID", "65534", 1);
+		setenv("SUDO_GID", "65534", 1);
+		pid = helper_command_start(argv, false);
+		close(ran[1]);
+		_exit(read(ran[0], line, 1) == 1 && write(fds[1], &pid, sizeof(pid)) == sizeof(pid)
+			      ? 0
+			      : 1);
+	}
+	close(fds[1]);
+	close(ran[1]);
+	close(ran[0]);
+	if (read(fds[0], &pid, sizeof(pid)) != sizeof(pid))
+		pid = 0;
+	close(fds[0]);
+	waitpid(mid, NULL, 0);
+	status = pid > 0 ? wait_for(pid, 3) : -1;
+	check("pdeath.killed", status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/* As root under sudo: the command runs as SUDO_UID/SUDO_GID; with as_root it keeps root. */
+static void test_command_user(void)
+{
+	char *nobody[] = {"sh", "-c", "test \"$(id -u):$(id -g)\" = 65534:65534", NULL};
+	char *root[] = {"sh", "-c", "test \"$(id -u)\" = 0", NULL};
+	pid_t pid;
+
+	if (getuid() != 0) {
+		printf("SKIP helper.command_user: not root (the drop is root's only)\n");
+		return;
+	}
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	pid = helper_command_start(nobody, false);
+	check("command.as_invoker", pid > 0 && wait_for(pid, 5) == 0);
+	pid = helper_command_start(root, true);
+	check("command.as_root", pid > 0 && wait_for(pid, 5) == 0);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+}
+
 int main(void)
 {
+	char dir[] = "/tmp/ft-helper-cmd-XXXXXX";
+
 	test_find();
 	test_drop();
+	test_fs();
+	setenv("PATH", "/usr/bin:/bin", 1);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) || !mkdtemp(dir)) {
+		check("command.setup", 0);
+		return 1;
+	}
+	test_end(dir);
+	test_states();
+	test_parent_death();
+	test_command_user();
+	rmdir(dir);
 	return failures ? 1 : 0;
 }

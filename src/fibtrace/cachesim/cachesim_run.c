@@ -19,6 +19,7 @@
 #include "cachesim.h"
 #include "helper.h"
 #include "model/run.h"
+#include "range.h"
 
 /* A common desktop x86: what the figures mean unless --cache-geometry says otherwise. */
 const struct ft_sim_cache ft_sim_default_geometry[3] = {
@@ -30,6 +31,35 @@ const struct ft_sim_cache ft_sim_default_geometry[3] = {
 static bool pow2(unsigned long x)
 {
 	return x && !(x & (x - 1));
+}
+
+/*
+ * "SIZE,ASSOC,LINE" at the start of @p (up to ':' or the end) into @c, each
+ * decimal digits only (parse_u64: no sign, no overflow); the characters
+ * used, or -1.
+ */
+static int geometry_fields(const char *p, struct ft_sim_cache *c)
+{
+	unsigned long *field[3] = {&c->size, &c->assoc, &c->line};
+	char digits[24];
+	size_t used = 0;
+	uint64_t v;
+
+	for (int k = 0; k < 3; k++) {
+		size_t len = strcspn(p + used, k < 2 ? ",:" : ":");
+
+		if (len >= sizeof(digits))
+			return -1;
+		memcpy(digits, p + used, len);
+		digits[len] = 0;
+		if (parse_u64(digits, &v) || v > ULONG_MAX)
+			return -1;
+		*field[k] = v;
+		used += len;
+		if (k < 2 && p[used++] != ',')
+			return -1;
+	}
+	return (int)used;
 }
 
 int ft_sim_geometry_parse(const char *s, struct ft_sim_cache g[3], bool *host, char *msg,
@@ -44,18 +74,21 @@ int ft_sim_geometry_parse(const char *s, struct ft_sim_cache g[3], bool *host, c
 		return 0;
 	do {
 		struct ft_sim_cache c;
-		int i, used = 0;
+		unsigned long set_bytes;
+		int i, used = -1;
 
 		for (i = 0; i < 3 && strncmp(p, lvl[i], 3); i++)
 			;
-		if (i == 3 ||
-		    sscanf(p + 3, "%lu,%lu,%lu%n", &c.size, &c.assoc, &c.line, &used) != 3 ||
-		    (p[3 + used] && p[3 + used] != ':')) {
+		if (i < 3)
+			used = geometry_fields(p + 3, &c);
+		if (used < 0) {
 			snprintf(msg, len, "want host, or I1=SIZE,ASSOC,LINE[:D1=...][:LL=...]");
 			return -1;
 		}
-		if (!pow2(c.line) || c.line < 16 || !c.assoc || c.size % (c.assoc * c.line) ||
-		    !pow2(c.size / (c.assoc * c.line))) {
+		/* ASSOC * LINE past ULONG_MAX is past SIZE too: no set fits. */
+		if (!pow2(c.line) || c.line < 16 || !c.assoc ||
+		    __builtin_mul_overflow(c.assoc, c.line, &set_bytes) || c.size % set_bytes ||
+		    !pow2(c.size / set_bytes)) {
 			snprintf(msg, len,
 				 "%.2s: the line must be a power of two >= 16 and SIZE / (ASSOC * "
 				 "LINE) sets a power of two",
@@ -68,7 +101,10 @@ int ft_sim_geometry_parse(const char *s, struct ft_sim_cache g[3], bool *host, c
 	return 0;
 }
 
-/* Run @argv with stdout to /dev/null and stderr to @log (NULL: ours); its wall time in @secs. */
+/*
+ * Run @argv as the user who ran sudo (helper_drop_to_invoker), stdout to
+ * /dev/null, stderr to @log (NULL: ours); its wall time in @secs.
+ */
 static int spawn(char *const argv[], const char *log, double *secs)
 {
 	double t0 = ft_now_s();
@@ -83,6 +119,8 @@ static int spawn(char *const argv[], const char *log, double *secs)
 		dup2(null, STDOUT_FILENO);
 		if (fd >= 0)
 			dup2(fd, STDERR_FILENO);
+		if (helper_drop_to_invoker()) /* valgrind and fibcalc need no root */
+			_exit(126);
 		execv(argv[0], argv);
 		fprintf(stderr, "fibtrace: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -112,7 +150,7 @@ static FILE *run_harness(const char *harness, const char *arg, pid_t *pid)
 	*pid = fork();
 	if (*pid == 0) {
 		close(fds[0]);
-		if (dup2(fds[1], STDOUT_FILENO) < 0)
+		if (dup2(fds[1], STDOUT_FILENO) < 0 || helper_drop_to_invoker())
 			_exit(126);
 		execl(harness, "fibcalc", arg, (char *)NULL);
 		_exit(127);
@@ -316,7 +354,11 @@ static int simulate(struct ft_sim *sim, char **hargv, const char *valgrind, cons
 		print_tail(log);
 		return -FT_EXIT_ERROR;
 	}
-	f = fopen(out, "r");
+	f = NULL;
+	if (!helper_fs_enter()) { /* written by valgrind as the user: read as the user */
+		f = fopen(out, "r");
+		helper_fs_leave();
+	}
 	if (!f || ft_sim_parse(sim, f)) {
 		fprintf(stderr, "fibtrace: --cachesim: cannot read callgrind's output %s: %s\n",
 			out, f ? sim->error : strerror(errno));
@@ -364,8 +406,11 @@ int ft_sim_run(struct ft_sim *sim, const struct ft_sim_opts *o)
 		return -FT_EXIT_USAGE;
 	}
 	hargv = harness_argv(sim, o, harness, algos, sizeof(algos));
-	fo = mkstemp(out);
-	fl = mkstemp(log);
+	if (!helper_fs_enter()) { /* callgrind, run as the sudo user, writes it */
+		fo = mkstemp(out);
+		helper_fs_leave();
+	}
+	fl = mkstemp(log); /* valgrind's stderr: opened by fibtrace for it */
 	if (!hargv || fo < 0 || fl < 0) {
 		fprintf(stderr, "fibtrace: --cachesim: %s\n", strerror(errno ? errno : ENOMEM));
 		err = -FT_EXIT_ERROR;

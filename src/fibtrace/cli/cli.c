@@ -54,12 +54,14 @@ static int parse_seconds(const char *arg, double *out)
 static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
 {
 	uint64_t v;
+	int err;
 
 	switch (key) {
 	case 's':
-		if (parse_u64_range(arg, &cli->range))
-			return ft_cli_usage(
-				state, "bad --sweep '%s' (want A:B[:STEP], A <= B, STEP > 0)", arg);
+		err = parse_u64_range(arg, &cli->range);
+		if (err)
+			return ft_cli_usage(state, "bad --sweep '%s' (%s)", arg,
+					    u64_range_why(err));
 		cli->sweep = true;
 		break;
 	case OPT_REPEAT:
@@ -240,8 +242,10 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		break;
 	case OPT_LINEAR: {
 		struct u64_range r;
+		int err = parse_u64_range(arg, &r);
 
-		if (parse_u64_range(arg, &r) || r.first == r.last)
+		/* -2 (0:2^64-1:1) is 2^64 - 1 buckets: refused below, by count */
+		if (err == -1 || r.first == r.last)
 			return ft_cli_usage(
 				state, "bad --linear '%s' (want MIN:MAX:STEP in ns, MIN < MAX)",
 				arg);
@@ -249,11 +253,16 @@ static error_t parse_output(struct ft_cli *cli, int key, char *arg, struct argp_
 		cli->hist_cfg.lin_min = r.first;
 		cli->hist_cfg.lin_max = r.last;
 		cli->hist_cfg.lin_step = r.step;
-		cli->hist_cfg.lin_buckets = (r.last - r.first + r.step - 1) / r.step;
-		if (cli->hist_cfg.lin_buckets + 2 > FT_HIST_SLOTS)
-			return ft_cli_usage(state, "--linear '%s' needs %llu buckets; at most %d",
-					    arg, (unsigned long long)cli->hist_cfg.lin_buckets,
-					    FT_HIST_SLOTS - 2);
+		/* (MAX - MIN) / STEP rounded up, without MAX - MIN + STEP - 1's overflow */
+		cli->hist_cfg.lin_buckets =
+			(r.last - r.first) / r.step + ((r.last - r.first) % r.step != 0);
+		if (cli->hist_cfg.lin_buckets > FT_HIST_SLOTS - 2)
+			return ft_cli_usage(
+				state,
+				"--linear '%s' needs %llu buckets; at most %d (a larger "
+				"STEP or a narrower MIN:MAX)",
+				arg, (unsigned long long)cli->hist_cfg.lin_buckets,
+				FT_HIST_SLOTS - 2);
 		break;
 	}
 	case 'j':

@@ -26,7 +26,8 @@ __u64 ft_cli_sweep_reads(const struct ft_cli *cli)
 		return 0;
 	for (c = cli->algo_list; c && *c; c++)
 		algos += *c == ',';
-	return u64_range_count(&cli->range) * (cli->repeat ? cli->repeat : 1) * algos;
+	return u64_mul_sat(u64_mul_sat(u64_range_count(&cli->range), cli->repeat ? cli->repeat : 1),
+			   algos);
 }
 
 void ft_cli_builds_opts(const struct ft_cli *cli, struct ft_builds_opts *o)

@@ -326,10 +326,8 @@ static int run_inferno(const struct ft_run *run, const char *folded, const char 
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		/* The SVG opened first; inferno itself runs as the sudo user. */
-		FILE *out = freopen(svg, "w", stdout);
-
-		if (!out || helper_drop_to_invoker())
+		/* inferno runs as the sudo user, and the SVG is created as that user: theirs. */
+		if (helper_drop_to_invoker() || !freopen(svg, "w", stdout))
 			_exit(126);
 		execl(prog, "inferno-flamegraph", "--title", title, "--countname", "ns", "--hash",
 		      folded, (char *)NULL);
@@ -347,9 +345,15 @@ int ft_tree_flamegraph(const struct ft_run *run, const char *path)
 	int fd, st;
 	FILE *f;
 
-	/* Written through mkstemp's descriptor: the name is never opened again by us. */
+	/*
+	 * Written through mkstemp's descriptor: the name is never opened again
+	 * by us. Created as the sudo user (helper_fs_enter), whose inferno reads it.
+	 */
 	snprintf(folded, sizeof(folded), "%s/fibtrace-folded-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (helper_fs_enter()) /* said why */
+		return -1;
 	fd = mkstemp(folded);
+	helper_fs_leave();
 	if (fd < 0) {
 		fprintf(stderr, "fibtrace: --flamegraph: %s: %s\n", folded, strerror(errno));
 		return -1;

@@ -2,17 +2,25 @@
 /*
  * The one file writer of report/ (and --compare's --save-*): every
  * --save-*, --folded, --flamegraph and --trace-out file is opened, filled
- * and checked here. See report.h.
+ * and checked here, as the user who ran sudo. See report.h.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "helper.h"
 #include "report.h"
 
+/* Created as the user who ran sudo (helper_fs_enter): theirs, where they may write. */
 int ft_write_file(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
 {
-	return ft_write_stream(fopen(path, "w"), path, fill, ctx);
+	FILE *f = NULL;
+
+	if (!helper_fs_enter()) {
+		f = fopen(path, "w");
+		helper_fs_leave();
+	}
+	return ft_write_stream(f, path, fill, ctx);
 }
 
 int ft_write_stream(FILE *f, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
@@ -20,7 +28,8 @@ int ft_write_stream(FILE *f, const char *path, int (*fill)(FILE *f, void *ctx), 
 	int bad;
 
 	if (!f) {
-		fprintf(stderr, "fibtrace: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "fibtrace: cannot write %s: %s%s\n", path, strerror(errno),
+			helper_fs_hint(errno));
 		return -1;
 	}
 	bad = fill(f, ctx);

@@ -78,7 +78,7 @@ int ft_sweep_run(const struct ft_sweep *s)
 	l.buf = malloc(l.bufsize);
 	if (!l.buf)
 		return -ENOMEM;
-	l.total = u64_range_count(&s->range) * rounds * s->nvar;
+	l.total = u64_mul_sat(u64_mul_sat(u64_range_count(&s->range), rounds), s->nvar);
 	progress_init(&l.bar, s->progress);
 	if (s->interleave) {
 		for (r = 0; r < rounds && !stopped(s); r++)

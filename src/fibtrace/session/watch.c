@@ -25,34 +25,28 @@ static ino_t fibdrv_instance(void)
 	return stat("/sys/module/fibdrv", &st) ? 0 : st.st_ino;
 }
 
-static int start_command(struct ft_watch *w, char **cmd)
-{
-	w->child = fork();
-	if (w->child < 0) {
-		fprintf(stderr, "fibtrace: fork: %s\n", strerror(errno));
-		w->child = 0;
-		return -FT_EXIT_ERROR;
-	}
-	if (w->child == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (!w->o.as_root && helper_drop_to_invoker())
-			_exit(126);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "fibtrace: %s: %s\n", cmd[0], strerror(errno));
-		_exit(127);
-	}
-	return 0;
-}
-
 /* 1 when the command has ended (*ret set when it failed), 0 while it runs. */
 static int command_ended(struct ft_watch *w, struct ft_run *run, int *ret)
 {
 	int status;
 
-	if (w->child <= 0 || waitpid(w->child, &status, WNOHANG) != w->child)
+	if (w->child <= 0 || w->child_ended)
 		return 0;
-	w->child = 0;
+	switch (helper_command_poll(w->child, &status)) {
+	case HELPER_CMD_RUNS:
+		return 0;
+	case HELPER_CMD_STOPPED_TTY:
+		if (!w->tty_warned)
+			fprintf(stderr,
+				"fibtrace: the command stopped at the terminal: it runs in a "
+				"process group of its own, which may not read the terminal; give "
+				"it its input from a file or a pipe (Ctrl-C ends the run)\n");
+		w->tty_warned = true;
+		return 0;
+	case HELPER_CMD_ENDED:
+		break;
+	}
+	w->child_ended = true; /* reaped by ft_watch_free, after what remains of its group */
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		ft_warn(run, "command exited with status %d",
 			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
@@ -69,10 +63,13 @@ int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 
 	w->fibdrv = fibdrv_instance();
 	w->t0 = ft_now_s();
+	w->stop = stop;
 	if (o->cmd) {
-		err = start_command(w, o->cmd);
-		if (err)
-			return err;
+		w->child = helper_command_start(o->cmd, o->as_root);
+		if (w->child < 0) {
+			w->child = 0;
+			return -FT_EXIT_ERROR;
+		}
 	} else if (o->out == FT_OUT_TEXT) {
 		fprintf(stderr, "fibtrace: tracing %d functions... Hit Ctrl-C to end.\n",
 			run->targets->count);
@@ -130,34 +127,11 @@ void ft_watch_report(struct ft_watch *w, struct ft_run *run, struct ft_tracer *t
 	ft_run_clear_recs(run); /* --max-records bounds one interval */
 }
 
-/* The command gone within @seconds (polled: Ctrl-C cannot make it wait longer)? */
-static bool reaped(pid_t child, double seconds)
-{
-	double end = ft_now_s() + seconds;
-	pid_t got;
-
-	do {
-		got = waitpid(child, NULL, WNOHANG);
-		if (got == child || (got < 0 && errno != EINTR))
-			return true;
-		usleep(20000);
-	} while (ft_now_s() < end);
-	return false;
-}
-
 void ft_watch_free(struct ft_watch *w)
 {
-	if (w->child > 0) {
-		kill(w->child, SIGTERM);
-		if (!reaped(w->child, FT_CHILD_GRACE_S)) {
-			fprintf(stderr,
-				"fibtrace: the command ignored SIGTERM for %.0f s: SIGKILL\n",
-				FT_CHILD_GRACE_S);
-			kill(w->child, SIGKILL);
-			reaped(w->child, FT_CHILD_GRACE_S);
-		}
-		w->child = 0;
-	}
+	if (w->child > 0)
+		helper_command_end(w->child, FT_CHILD_GRACE_S, w->stop);
+	w->child = 0;
 	free(w->prev);
 	w->prev = NULL;
 }

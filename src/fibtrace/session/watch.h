@@ -29,9 +29,12 @@ struct ft_watch_opts {
 #define FT_CHILD_GRACE_S 5.0
 
 struct ft_watch {
-	struct ft_watch_opts o; /* set before ft_watch() */
-	pid_t child;		/* the traced command, 0 when none */
-	ino_t fibdrv;		/* /sys/module/fibdrv's inode when tracing began */
+	struct ft_watch_opts o;	     /* set before ft_watch() */
+	pid_t child;		     /* the traced command, 0 when none */
+	bool child_ended;	     /* it has ended (reaped by ft_watch_free) */
+	bool tty_warned;	     /* it stopped at the terminal, and we said so */
+	volatile sig_atomic_t *stop; /* ft_watch's: a second Ctrl-C ends ft_watch_free's wait */
+	ino_t fibdrv;		     /* /sys/module/fibdrv's inode when tracing began */
 	double t0, next_report;
 	double last_report;	       /* when the previous interval ended (t0 at first) */
 	struct ft_interval_prev *prev; /* -i: cumulative values at the last report */
@@ -44,9 +47,11 @@ int ft_watch(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr,
 /* -i: the report of the interval since the last one (deltas). */
 void ft_watch_report(struct ft_watch *w, struct ft_run *run, struct ft_tracer *tr);
 /*
- * Ends the command if still running: SIGTERM, then SIGKILL after
- * FT_CHILD_GRACE_S (the wait is bounded); frees the interval state. Call it
- * after the tracers are detached: nothing stays attached while it waits.
+ * Ends the command if still running and reaps it (helper_command_end):
+ * SIGTERM to its process group, then SIGKILL to what remains of the group
+ * once it has ended, after FT_CHILD_GRACE_S, or at the next Ctrl-C (the wait
+ * is bounded); frees the interval state. Call it after the tracers are
+ * detached: nothing stays attached while it waits.
  */
 void ft_watch_free(struct ft_watch *w);
 
