@@ -145,7 +145,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	(void)id;
 	if (b)
-		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->execs, 1);
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->execs,
+							 1);
 	else
 		full++;
 	if (b && !b->offs && b->addr >= MOD_START && b->addr < MOD_END)
@@ -158,13 +159,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			b->offs[i] = (uint16_t)(qemu_plugin_insn_vaddr(insn) - b->addr);
 
 		if (code == 1 || code == 2)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS,
-							       (void *)(uintptr_t)code);
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)code);
 	}
 }
 
 PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
-				       char **argv)
+				      char **argv)
 {
 	int i;
 
