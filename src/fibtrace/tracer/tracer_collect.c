@@ -152,8 +152,7 @@ int ft_tracer_clear(struct ft_tracer *tr)
  * with one 64-bit hash: bpf/fibtrace.h), n->v.count then the calls seen so
  * far.
  */
-static int sum_tree_node(struct ft_tnode *n, __u64 path, const void *vals, size_t vsz,
-			 int ncpus)
+static int sum_tree_node(struct ft_tnode *n, __u64 path, const void *vals, size_t vsz, int ncpus)
 {
 	bool known = false;
 	int c;
