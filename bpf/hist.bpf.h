@@ -8,42 +8,30 @@
 #define FIBTRACE_HIST_BPF_H
 
 /*
- * One step of log2_u64: 1 when x (below 2^(2k)) has a bit at k or above,
- * else 0, by arithmetic: (x >> k) + 2^k - 1 reaches 2^k only when
- * x >> k >= 1. A comparison would compile to a branch, and the verifier
- * walks both sides of each: the five steps forked every traced exit's
- * verification 32 ways (13,800 instructions processed per fexit program
- * on 6.1, 100 ms each under emulation). The barrier keeps clang from
- * turning the sum back into a comparison.
+ * floor(log2(v)) for v > 0 without a branch (BPF has no count of leading
+ * zeros): smear the top bit down, keep it alone, and multiply by a de
+ * Bruijn sequence, whose top six bits are then distinct for each of the 64
+ * powers of two. A comparison would compile to a branch, and the verifier
+ * walks both sides of each (five steps forked every traced exit's
+ * verification 32 ways). About 20 instructions against the 37 of the
+ * five arithmetic steps it replaces (make bench-parts).
  */
-static __always_inline __u64 log2_step(__u64 x, int k)
-{
-	__u64 t = x >> k;
-
-	asm volatile("" : "+r"(t));
-	return (t + (1ULL << k) - 1) >> k;
-}
+static const __u8 log2_debruijn[64] = {
+	63, 0,	58, 1,	59, 47, 53, 2,	60, 39, 48, 27, 54, 33, 42, 3,
+	61, 51, 37, 40, 49, 18, 28, 20, 55, 30, 34, 11, 43, 14, 22, 4,
+	62, 57, 46, 52, 38, 26, 32, 41, 50, 36, 17, 19, 29, 10, 13, 21,
+	56, 45, 25, 31, 35, 16, 9,  12, 44, 24, 15, 8,	23, 7,	6,  5,
+};
 
 static __always_inline __u32 log2_u64(__u64 v)
 {
-	__u32 r = 0, s;
-
-	s = log2_step(v, 32) << 5;
-	v >>= s;
-	r |= s;
-	s = log2_step(v, 16) << 4;
-	v >>= s;
-	r |= s;
-	s = log2_step(v, 8) << 3;
-	v >>= s;
-	r |= s;
-	s = log2_step(v, 4) << 2;
-	v >>= s;
-	r |= s;
-	s = log2_step(v, 2) << 1;
-	v >>= s;
-	r |= s;
-	return r | (__u32)(v >> 1);
+	v |= v >> 1;
+	v |= v >> 2;
+	v |= v >> 4;
+	v |= v >> 8;
+	v |= v >> 16;
+	v |= v >> 32;
+	return log2_debruijn[((v - (v >> 1)) * 0x07EDD5E59A4E28C2ULL) >> 58];
 }
 
 static __always_inline __u32 hist_index(__u64 v)

@@ -11,7 +11,7 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, FT_TREE_NODES);
-	__type(key, struct ft_tree_key);
+	__type(key, __u64); /* the path (bpf/fibtrace.h) */
 	__type(value, struct ft_tree_node);
 } tree SEC(".maps");
 
@@ -67,14 +67,10 @@ static __always_inline void tree_enter(struct ft_task *st, __u32 d, __u32 slot)
 static __always_inline void tree_account(struct ft_task *st, __u32 i, const struct ft_durs *c)
 {
 	struct ft_frame *f = &st->stack[i & (FT_STACK_DEPTH - 1)];
-	struct ft_tree_key key = {};
 	struct ft_tree_node *node, zero = {};
 	bool outer = f->tree == 1;
+	__u64 key = f->path;
 
-	key.path = f->path;
-	key.parent = f->parent;
-	key.slot = f->slot;
-	key.algo = st->in_read ? st->algo : FT_ALGO_NONE;
 	node = bpf_map_lookup_elem(&tree, &key);
 	if (!node) {
 		/* Failing with -EEXIST (another CPU created it meanwhile) is fine. */
@@ -85,6 +81,10 @@ static __always_inline void tree_account(struct ft_task *st, __u32 i, const stru
 			return;
 		}
 	}
+	/* This CPU's copy says whose path it is (another CPU's may be unused). */
+	node->parent = f->parent;
+	node->slot = f->slot;
+	node->algo = st->in_read ? st->algo : FT_ALGO_NONE;
 	node->count++;
 	node->folded += !outer;
 	node->self_ns += c->self;

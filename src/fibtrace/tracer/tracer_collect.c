@@ -133,7 +133,7 @@ static int zero_percpu(const struct bpf_map *map, __u32 n, size_t size)
 int ft_tracer_clear(struct ft_tracer *tr)
 {
 	int fd = bpf_map__fd(tr->skel->maps.tree), err;
-	struct ft_tree_key key;
+	__u64 key;
 
 	err = zero_percpu(tr->skel->maps.stats, tr->tg->count, sizeof(struct ft_func_stats));
 	if (!err)
@@ -146,12 +146,49 @@ int ft_tracer_clear(struct ft_tracer *tr)
 	return err;
 }
 
+/*
+ * One path's CPU copies (@vals, @vsz apart) summed into @n, its identity
+ * from the copies that counted calls; -EPROTO when two disagree (two paths
+ * with one 64-bit hash: bpf/fibtrace.h), n->v.count then the calls seen so
+ * far.
+ */
+static int sum_tree_node(struct ft_tnode *n, __u64 path, const void *vals, size_t vsz, int ncpus)
+{
+	bool known = false;
+	int c;
+
+	memset(n, 0, sizeof(*n));
+	n->key.path = path;
+	for (c = 0; c < ncpus; c++) {
+		const struct ft_tree_node *v = (const void *)((const char *)vals + c * vsz);
+
+		if (!v->count)
+			continue; /* a CPU that never ran a call of this path */
+		if (known && (v->parent != n->key.parent || v->slot != n->key.slot ||
+			      v->algo != n->key.algo)) {
+			n->v.count += v->count;
+			return -EPROTO;
+		}
+		n->key.parent = v->parent;
+		n->key.slot = v->slot;
+		n->key.algo = v->algo;
+		known = true;
+		n->v.count += v->count;
+		n->v.folded += v->folded;
+		n->v.total_ns += v->total_ns;
+		n->v.self_ns += v->self_ns;
+		n->v.comp_total_ns += v->comp_total_ns;
+		n->v.comp_self_ns += v->comp_self_ns;
+	}
+	return 0;
+}
+
 /* The call tree's paths, summed over CPUs, into run->tree (tree.c links them). */
 static int collect_tree(struct ft_tracer *tr, int ncpus)
 {
-	int fd = bpf_map__fd(tr->skel->maps.tree), c, err = 0;
+	int fd = bpf_map__fd(tr->skel->maps.tree), err = 0;
 	size_t vsz = (sizeof(struct ft_tree_node) + 7) & ~7UL;
-	struct ft_tree_key key, *prev = NULL;
+	__u64 key, *prev = NULL;
 	struct ft_run *run = tr->run;
 	void *vals = calloc(ncpus, vsz);
 
@@ -173,19 +210,12 @@ static int collect_tree(struct ft_tracer *tr, int ncpus)
 		}
 		if (bpf_map_lookup_elem(fd, &key, vals))
 			continue; /* deleted meanwhile: never, nothing deletes */
-		n = &run->tree[run->ntree++];
-		memset(n, 0, sizeof(*n));
-		n->key = key;
-		for (c = 0; c < ncpus; c++) {
-			const struct ft_tree_node *v = (const void *)((char *)vals + c * vsz);
-
-			n->v.count += v->count;
-			n->v.folded += v->folded;
-			n->v.total_ns += v->total_ns;
-			n->v.self_ns += v->self_ns;
-			n->v.comp_total_ns += v->comp_total_ns;
-			n->v.comp_self_ns += v->comp_self_ns;
+		if (sum_tree_node(&run->tree[run->ntree], key, vals, vsz, ncpus)) {
+			/* Its calls are left out of the tree, counted as lost.tree. */
+			run->lost[FT_LOST_TREE] += run->tree[run->ntree].v.count;
+			continue;
 		}
+		run->ntree++;
 	}
 	if (!vals)
 		err = -ENOMEM;
