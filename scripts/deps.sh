@@ -53,6 +53,9 @@ PACKAGES=("${GATE_PACKAGES[@]}")
 [ "$profile" = gate ] || PACKAGES+=("${TEST_PACKAGES[@]}")
 # The flame graph renderer (--flamegraph): inferno, from crates.io.
 INFERNO_VERSION=0.12.8
+# The workflows' linter (tests/host/test_ci.py), a Go module: installed only
+# where Go is (test_ci.py says SKIP without it).
+ACTIONLINT_VERSION=1.7.12
 BACKPORTS_SOURCE=/etc/apt/sources.list.d/fibtrace-bookworm-backports.sources
 OS_RELEASE=${FIBTRACE_OS_RELEASE:-/etc/os-release}
 
@@ -163,6 +166,11 @@ have_inferno() {
 	[ -x /usr/local/bin/inferno-flamegraph ] &&
 		grep -q "^\"inferno $INFERNO_VERSION " /usr/local/.crates.toml 2>/dev/null
 }
+have_actionlint() {
+	[ -x /usr/local/bin/actionlint ] &&
+		/usr/local/bin/actionlint -version 2>/dev/null | grep -qx "v$ACTIONLINT_VERSION"
+}
+go_cmd() { command -v go || { [ -x /usr/local/go/bin/go ] && echo /usr/local/go/bin/go; }; }
 
 # Everything checked first, as whoever runs this.
 missing=()
@@ -173,6 +181,8 @@ have_kernel 6.1 || missing+=("the 6.1 kernel")
 have_kernel 6.12 || missing+=("the 6.12 kernel")
 have_vng || missing+=("virtme-ng $VIRTME_NG_VERSION")
 [ "$profile" = gate ] || have_inferno || missing+=("inferno $INFERNO_VERSION")
+[ "$profile" = gate ] || have_actionlint || [ -z "$(go_cmd)" ] ||
+	missing+=("actionlint $ACTIONLINT_VERSION")
 
 ok() {
 	local k unreadable=()
@@ -265,5 +275,13 @@ if [ "$profile" != gate ] && ! have_inferno; then
 	log "installing inferno $INFERNO_VERSION from crates.io (a few minutes)"
 	"$cargo" install -q --locked --root /usr/local inferno --version "$INFERNO_VERSION" ||
 		die "cargo install inferno $INFERNO_VERSION failed"
+fi
+
+# actionlint into /usr/local/bin, with the Go that is there.
+if [ "$profile" != gate ] && ! have_actionlint && [ -n "$(go_cmd)" ]; then
+	log "installing actionlint $ACTIONLINT_VERSION with $(go_cmd)"
+	GOBIN=/usr/local/bin "$(go_cmd)" install \
+		"github.com/rhysd/actionlint/cmd/actionlint@v$ACTIONLINT_VERSION" ||
+		die "go install actionlint $ACTIONLINT_VERSION failed"
 fi
 ok
