@@ -120,6 +120,8 @@ def source_part(where):
     """The part of the BPF programs a "file:line" belongs to: a header's
     name (each bpf/*.bpf.h is one part), or fibtrace.bpf.c's function."""
     path, _, line = where.rpartition(":")
+    if not path:
+        return where  # "(no line)": a program without line info (bpftrace's)
     base = os.path.basename(path)
     if base != "fibtrace.bpf.c":
         return base
