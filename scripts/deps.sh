@@ -277,11 +277,12 @@ if [ "$profile" != gate ] && ! have_inferno; then
 		die "cargo install inferno $INFERNO_VERSION failed"
 fi
 
-# actionlint into /usr/local/bin, with the Go that is there.
+# actionlint into /usr/local/bin, with the Go that is there. Only a lint of
+# the workflows needs it: a failed install is said, and the rest goes on.
 if [ "$profile" != gate ] && ! have_actionlint && [ -n "$(go_cmd)" ]; then
 	log "installing actionlint $ACTIONLINT_VERSION with $(go_cmd)"
 	GOBIN=/usr/local/bin "$(go_cmd)" install \
 		"github.com/rhysd/actionlint/cmd/actionlint@v$ACTIONLINT_VERSION" ||
-		die "go install actionlint $ACTIONLINT_VERSION failed"
+		log "warning: go install actionlint $ACTIONLINT_VERSION failed: host/ci.actionlint will say SKIP"
 fi
 ok
