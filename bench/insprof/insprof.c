@@ -15,14 +15,16 @@
  * value is taken as its base), NN = 2 ends it and appends to FILE
  *
  *   window K instructions TOTAL full BLOCKS_NOT_COUNTED
- *   ADDRESS LENGTH EXECUTIONS [OFFSETS]   (each block executed in the window)
+ *   user INSTRUCTIONS
+ *   ADDRESS LENGTH EXECUTIONS [OFFSETS]   (each kernel block executed in it)
  *
  * OFFSETS, for blocks in the module area (modules, BPF programs and
  * trampolines), is each instruction's offset from ADDRESS, comma-separated:
  * a block can span source lines.
  *
- * User-space addresses are every process's: the analysis adds them up as
- * one part. One vCPU: the counters are not atomic, and a window should
+ * User space is one counter (its addresses are every process's, and a
+ * compiler running in the guest, bpftrace's, translates millions of
+ * blocks). One vCPU: the counters are not atomic, and a window should
  * hold one CPU's work.
  */
 #include <stdio.h>
@@ -34,12 +36,13 @@
 
 PLUGIN_EXPORT int qemu_plugin_version = 1;
 
-#define TABLE_BITS 21 /* 2M blocks: a boot translates a few hundred thousand */
+#define TABLE_BITS 22 /* 4M kernel blocks: a boot translates a few hundred thousand */
 #define TABLE_SIZE (1u << TABLE_BITS)
 #define MARK_SIG 0x46545000u /* "FTP" and the mark's code in the low byte */
 /* x86-64 module space with nokaslr (BPF's JIT images are allocated there too). */
 #define MOD_START 0xffffffffa0000000ULL
 #define MOD_END 0xffffffffff000000ULL
+#define USER_END 0x0000800000000000ULL
 
 struct block {
 	uint64_t addr, execs, base;
@@ -48,6 +51,7 @@ struct block {
 };
 
 static struct block *table;
+static uint64_t user, user_base; /* instructions executed in user space */
 static uint32_t nblocks, windows, full;
 static int in_window;
 static char out_path[4096];
@@ -79,6 +83,7 @@ static void window_begin(void)
 
 	for (i = 0; i < TABLE_SIZE; i++)
 		table[i].base = table[i].execs;
+	user_base = user;
 	in_window = 1;
 }
 
@@ -98,8 +103,9 @@ static void window_end(void)
 		fprintf(stderr, "insprof: cannot write %s\n", out_path);
 		return;
 	}
-	fprintf(f, "window %u instructions %llu full %u\n", windows++, (unsigned long long)total,
-		full);
+	total += user - user_base;
+	fprintf(f, "window %u instructions %llu full %u\nuser %llu\n", windows++,
+		(unsigned long long)total, full, (unsigned long long)(user - user_base));
 	for (i = 0; i < TABLE_SIZE; i++) {
 		const struct block *b = &table[i];
 
@@ -141,9 +147,14 @@ static int mark_code(const uint8_t *b, size_t n)
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
-	struct block *b = block_for(qemu_plugin_tb_vaddr(tb), (uint32_t)n);
+	uint64_t addr = qemu_plugin_tb_vaddr(tb);
+	struct block *b = NULL;
 
 	(void)id;
+	if (addr < USER_END)
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &user, n);
+	else
+		b = block_for(addr, (uint32_t)n);
 	if (b)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->execs,
 							 1);

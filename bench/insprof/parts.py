@@ -95,6 +95,9 @@ def load_windows(path):
                 if p[5] != "0":
                     raise SystemExit(f"parts: {path}: the plugin's table was full ({p[5]} blocks left out)")
                 continue
+            if p[0] == "user":  # every process's user-space instructions, one counter
+                cur[0][0] = int(p[1])
+                continue
             a, execs = int(p[0], 16), int(p[2])
             cur[0][a] = cur[0].get(a, 0) + int(p[1]) * execs
             for off in (p[3].split(",") if len(p) > 3 else []):

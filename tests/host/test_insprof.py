@@ -78,8 +78,8 @@ def plant(d):
              {"name": "bn_gone", "count": 0, "attach": "none"}]
     with open(os.path.join(d, "a.json"), "w") as f:
         json.dump({"functions": funcs}, f)
-    fib, user = 0xffffffffc0000000, 0x401000
-    untraced = [f"{fib:x} 100 {10 * reads}", f"{user:x} 50 {10 * reads}"]
+    fib = 0xffffffffc0000000
+    untraced = [f"user {500 * reads}", f"{fib:x} 100 {10 * reads}"]
     traced = untraced + [f"{K:x} 5 {2 * calls}", f"{K + 0x100:x} 2 {2 * calls}",
                          f"{B:x} 3 {2 * calls} 0,4,16"]  # 2 in account(), 1 on tree.bpf.h:70
     with open(os.path.join(d, "blocks.txt"), "w") as f:
