@@ -158,8 +158,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (b)
 		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->execs,
 							 1);
-	else
-		full++;
+	else if (addr >= USER_END)
+		full++; /* a kernel block the table had no room for */
 	if (b && !b->offs && b->addr >= MOD_START && b->addr < MOD_END)
 		b->offs = calloc(n, sizeof(*b->offs));
 	for (i = 0; i < n; i++) {
