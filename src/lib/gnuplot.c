@@ -22,22 +22,6 @@ static const char *terminal(const char *out)
 	return NULL;
 }
 
-/*
- * The directory, the data files, the script and the plot are created as the
- * user who ran sudo (helper_fs_enter): gnuplot, run as that user, reads
- * what it must, and the plot is theirs.
- */
-static FILE *create(const char *path)
-{
-	FILE *f = NULL;
-
-	if (!helper_fs_enter()) {
-		f = fopen(path, "w");
-		helper_fs_leave();
-	}
-	return f;
-}
-
 static void cleanup(struct gnuplot_job *j)
 {
 	int i;
@@ -51,6 +35,11 @@ static void cleanup(struct gnuplot_job *j)
 	rmdir(j->dir);
 }
 
+/*
+ * The directory, the data files, the script and the plot are created as the
+ * user who ran sudo (helper_fs_enter, helper_fs_fopen): gnuplot, run as that
+ * user, reads what it must, and the plot is theirs.
+ */
 int gnuplot_begin(struct gnuplot_job *j, const char *out)
 {
 	const char *term = terminal(out);
@@ -72,7 +61,7 @@ int gnuplot_begin(struct gnuplot_job *j, const char *out)
 		return -1;
 	}
 	snprintf(j->path[GNUPLOT_MAX_FILES - 1], sizeof(j->path[0]), "%s/plot.gp", j->dir);
-	j->script = create(j->path[GNUPLOT_MAX_FILES - 1]);
+	j->script = helper_fs_fopen(j->path[GNUPLOT_MAX_FILES - 1], "w");
 	if (!j->script) {
 		fprintf(stderr, "fibtrace: --plot: %s\n", strerror(errno));
 		cleanup(j);
@@ -119,7 +108,7 @@ FILE *gnuplot_open(struct gnuplot_job *j, const char *name)
 	if (j->nfiles >= GNUPLOT_MAX_FILES - 1)
 		return NULL;
 	snprintf(j->path[j->nfiles], sizeof(j->path[0]), "%s/%s", j->dir, name);
-	return create(j->path[j->nfiles++]);
+	return helper_fs_fopen(j->path[j->nfiles++], "w");
 }
 
 const char *gnuplot_path(const struct gnuplot_job *j, int i)

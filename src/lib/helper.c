@@ -101,6 +101,17 @@ int helper_fs_enter(void)
 	return 0;
 }
 
+FILE *helper_fs_fopen(const char *path, const char *mode)
+{
+	FILE *f;
+
+	if (helper_fs_enter())
+		return NULL;
+	f = fopen(path, mode);
+	helper_fs_leave();
+	return f;
+}
+
 const char *helper_fs_hint(int err)
 {
 	const char *su = getenv("SUDO_UID");

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /*
@@ -44,6 +45,8 @@ int helper_drop_to_invoker(void);
  */
 int helper_fs_enter(void);
 void helper_fs_leave(void);
+/* fopen(@path, @mode) between helper_fs_enter and helper_fs_leave; NULL (errno) either failing. */
+FILE *helper_fs_fopen(const char *path, const char *mode);
 /* After a file access refused with @err: what to do when it was the invoker's, else "". */
 const char *helper_fs_hint(int err);
 

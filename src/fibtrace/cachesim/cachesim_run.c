@@ -354,11 +354,7 @@ static int simulate(struct ft_sim *sim, char **hargv, const char *valgrind, cons
 		print_tail(log);
 		return -FT_EXIT_ERROR;
 	}
-	f = NULL;
-	if (!helper_fs_enter()) { /* written by valgrind as the user: read as the user */
-		f = fopen(out, "r");
-		helper_fs_leave();
-	}
+	f = helper_fs_fopen(out, "r"); /* written by valgrind as the user: read as the user */
 	if (!f || ft_sim_parse(sim, f)) {
 		fprintf(stderr, "fibtrace: --cachesim: cannot read callgrind's output %s: %s\n",
 			out, f ? sim->error : strerror(errno));

@@ -4,9 +4,10 @@
  * table, fib_read median latency versus n, one line per algorithm (log y),
  * and the stacked breakdown compute / format / copy / rest (medians) of each
  * of the first four algorithms, side by side; from the copy rows, the copy
- * to user space's throughput versus its size (fibdrv_copy, MB/s = bytes / average ns * 1000). With
- * --cachesim, the simulated Ir, D1mr and Bcm per read versus n instead. The
- * data and the script go to a temporary directory.
+ * to user space's throughput versus its size (fibdrv_copy, MB/s = bytes /
+ * average ns * 1000). With --cachesim, the simulated Ir, D1mr and Bcm per
+ * read versus n instead. The data and the script go to a temporary
+ * directory.
  */
 #include <inttypes.h>
 #include <stdlib.h>

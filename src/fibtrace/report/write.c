@@ -11,16 +11,10 @@
 #include "helper.h"
 #include "report.h"
 
-/* Created as the user who ran sudo (helper_fs_enter): theirs, where they may write. */
+/* Created as the user who ran sudo (helper_fs_fopen): theirs, where they may write. */
 int ft_write_file(const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
 {
-	FILE *f = NULL;
-
-	if (!helper_fs_enter()) {
-		f = fopen(path, "w");
-		helper_fs_leave();
-	}
-	return ft_write_stream(f, path, fill, ctx);
+	return ft_write_stream(helper_fs_fopen(path, "w"), path, fill, ctx);
 }
 
 int ft_write_stream(FILE *f, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
