@@ -179,9 +179,9 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 # test_layers_fibdrv.sh that scripts/layers-fibdrv.sh (make layers-fibdrv:
 # no call cycle between fibdrv's files, none up a layer) fails where it should;
 # test_unprivileged.sh runs a short make demo as nobody (a guest booted
-# unprivileged; skipped while another guest runs); test_fncount.sh loads
-# make bench-fncount's QEMU plugin into this machine's QEMU; test_insprof.py
-# loads make bench-parts' plugin and checks its analysis on a planted run.
+# unprivileged; skipped while another guest runs); test_bench_plugins.py
+# loads make bench-fncount's and make bench-parts' QEMU plugins into this
+# machine's QEMU and checks bench-parts' analysis on a planted run.
 unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUILD)/fibcalc \
 	$(BUILD)/fibclient $(PLUGINS)
 	@st=0; for t in $(UNIT_TESTS); do $(BUILD)/tests/$$t || st=1; done; \
@@ -191,7 +191,7 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_badinput.py || st=1; tests/host/test_perf_gate_args.sh || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
-	tests/host/test_fncount.sh || st=1; tests/host/test_insprof.py || st=1; \
+	tests/host/test_bench_plugins.py || st=1; \
 	scripts/layers.py --src src/fibtrace || st=1; tests/host/test_layers.sh || st=1; \
 	tests/host/test_unprivileged.sh || st=1; \
 	$(MAKE) --no-print-directory check-inline || st=1; \

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""make bench-parts' pieces on this machine (make unit): the QEMU plugin
-(bench/insprof/insprof.c) loads into this machine's QEMU and refuses to run
-without out=FILE; bench/insprof/parts.py, on a planted guest run whose
-answers are known (two windows, two plans' symbols, JIT line tables and
-call counts), charges every instruction to the right symbol, part, source
-line and part of the BPF programs, per traced call, and refuses a window
-count that does not match the plans. The counting in a guest is checked by
-make bench-parts itself: fibdrv's own instructions must come out 0.
-Prints PASS/FAIL lines (tests/run.sh counts them)."""
+"""The QEMU plugins of make bench-fncount and make bench-parts, and
+bench-parts' analysis, on this machine (make unit). Each plugin
+(bench/fncount/fncount.c, bench/insprof/insprof.c) loads into this
+machine's QEMU (its API declarations match the QEMU that runs it: an
+unresolved symbol or version fails the load) and refuses to run without its
+arguments; fncount writes its counts file when QEMU exits, saying it saw no
+symbols, insprof writes nothing without a window. bench/insprof/parts.py,
+on a planted guest run whose answers are known (two windows, two plans'
+symbols, JIT line tables and call counts), charges every instruction to the
+right symbol, part, source line and part of the BPF programs, per traced
+call, and refuses a window count that does not match the plans. The
+counting in a guest is checked by the benchmarks themselves: calls per read
+must agree with fibtrace's (bench-fncount), fibdrv's own instructions must
+come out 0 (bench-parts). Prints PASS/FAIL lines (tests/run.sh counts them).
+"""
 import json
 import os
 import shutil
@@ -25,25 +31,46 @@ def check(name, ok, why=""):
     print(f"PASS {name}" if ok else f"FAIL {name}: {why}")
 
 
+def qemu_with(qemu, plugin):
+    """QEMU without a machine, @plugin loaded, until its monitor's "quit"
+    (no time bound: the 120 s only end a hang)."""
+    return subprocess.run([qemu, "-M", "none", "-display", "none", "-monitor", "stdio",
+                           "-plugin", plugin], input="quit\n", text=True, capture_output=True,
+                          timeout=120)
+
+
+def first_line(path):
+    try:
+        with open(path) as f:
+            return f.readline().rstrip("\n")
+    except OSError:
+        return None
+
+
 def plugin_checks(tmp):
     qemu = shutil.which("qemu-system-x86_64")
     if not qemu:
-        print("SKIP insprof.loads: no qemu-system-x86_64 (make deps)")
+        print("SKIP fncount.loads, insprof.loads: no qemu-system-x86_64 (make deps)")
         return
-    so = "build/bench/insprof.so"
-    subprocess.run(["make", "--no-print-directory", so], check=True, stdout=subprocess.DEVNULL)
-    out = os.path.join(tmp, "blocks.txt")
-    # QEMU quits at its monitor's "quit": no time bound (the 120 s end a hang)
-    p = subprocess.run([qemu, "-M", "none", "-display", "none", "-monitor", "stdio",
-                        "-plugin", f"{so},out={out}"], input="quit\n", text=True,
-                       capture_output=True, timeout=120)
-    check("insprof.loads", p.returncode == 0 and not os.path.exists(out),
-          f"status {p.returncode}, {p.stderr[-300:]!r}, window file {os.path.exists(out)}")
-    p = subprocess.run([qemu, "-M", "none", "-display", "none", "-monitor", "stdio",
-                        "-plugin", so], input="quit\n", text=True, capture_output=True,
-                       timeout=120)
-    check("insprof.args_required", p.returncode != 0 and "needs out=FILE" in p.stderr,
-          f"status {p.returncode}, {p.stderr[-300:]!r}")
+    counts, blocks = os.path.join(tmp, "counts"), os.path.join(tmp, "blocks.txt")
+    # (name, its arguments, what it leaves at exit: the first line or None, refusal)
+    plugins = [
+        ("fncount", f"syms={tmp}/none,out={counts}", counts,
+         "# fncount: no syms file seen, 0 functions", "needs syms=FILE and out=FILE"),
+        ("insprof", f"out={blocks}", blocks, None, "needs out=FILE"),
+    ]
+    for name, args, out, head, refusal in plugins:
+        so = f"build/bench/{name}.so"
+        subprocess.run(["make", "--no-print-directory", so], check=True,
+                       stdout=subprocess.DEVNULL)
+        p = qemu_with(qemu, f"{so},{args}")
+        got = first_line(out)
+        ok = p.returncode == 0 and (got is None if head is None else
+                                    got is not None and got.startswith(head))
+        check(f"{name}.loads", ok, f"status {p.returncode}, {p.stderr[-300:]!r}, {out}: {got!r}")
+        p = qemu_with(qemu, so)
+        check(f"{name}.args_required", p.returncode != 0 and refusal in p.stderr,
+              f"status {p.returncode}, {p.stderr[-300:]!r}")
 
 
 K = 0xffffffff81000000  # kernel text
@@ -56,7 +83,7 @@ def account_line():
         for i, text in enumerate(f, 1):
             if text.startswith("static __always_inline void account("):
                 return i + 2
-    raise SystemExit("test_insprof: no account() in bpf/fibtrace.bpf.c")
+    raise SystemExit("test_bench_plugins: no account() in bpf/fibtrace.bpf.c")
 
 
 def plant(d):
