@@ -14,8 +14,14 @@
  * thread, pid filter = ourselves): a read whose record is missing, extra (in
  * its build's tracer or in another's) or disagrees on n, algorithm or return
  * value is counted as unmatched and left out, never mixed in.
+ *
+ * Under the instruction clock a visit is FT_CMP_EXACT_BURST reads back to
+ * back and counts its cheapest (compare.h): the kernel allocator's batch
+ * refills, which fall on some reads and not others, are set aside, and what
+ * is left is the read's own count, the same in every round.
  */
 #include <inttypes.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "compare_int.h"
@@ -23,12 +29,22 @@
 #include "model/events.h"
 #include "session/sweep.h"
 
+/* The visit under way: its cheapest matched read so far. */
+struct best {
+	bool have;
+	int variant;
+	size_t nidx;
+	size_t rec; /* its record, in the variant's run */
+	double vals[FT_METRIC_NR];
+};
+
 /* What the loop's callbacks need. */
 struct drive {
 	struct ft_compare *c;
 	struct ft_run *run;
 	ft_cmp_drain_fn drain;
 	void *drain_ctx;
+	struct best best;
 };
 
 static int drive_drain(void *ctx)
@@ -60,16 +76,15 @@ static size_t new_recs(const struct ft_compare *c)
 }
 
 /*
- * A counted read: its values into its cell when exactly one record, its
- * build's v->run->recs[v->mark], matches it; otherwise counted as failed or
- * unmatched.
+ * Matches read @r to its record, @v->run->recs[@v->mark], and its values
+ * into vals[]: true when exactly one record matches it; otherwise counted as
+ * failed or unmatched.
  */
-static void record_read(struct ft_compare *c, struct ft_run *run, const struct ft_sweep_read *r)
+static bool match_read(struct ft_compare *c, struct ft_run *run, const struct ft_sweep_read *r,
+		       double vals[FT_METRIC_NR])
 {
 	struct variant *v = &c->var[r->variant];
-	struct raw_cell *cell = &c->raw[(size_t)r->variant * c->nn + r->nidx];
 	const struct ft_read_rec *rec;
-	size_t k = cell->count;
 	bool comp;
 
 	c->reads_issued++;
@@ -79,13 +94,14 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 		v->errors++;
 		c->read_errors++;
 		run->read_errors++;
-		return;
+		return false;
 	}
 	rec = new_recs(c) == 1 && v->run->nrecs == v->mark + 1 ? &v->run->recs[v->mark] : NULL;
 	if (!rec || rec->n != r->n || rec->algo != (__u32)v->algo_id || rec->ret != r->got) {
 		unmatched(c, v);
-		return;
+		return false;
 	}
+	vals[FT_METRIC_COUNTER] = 0;
 	if (ft_counters_first_event(run->counters)) {
 		/*
 		 * Counters that could not be paired (migrated, switched out)
@@ -94,27 +110,71 @@ static void record_read(struct ft_compare *c, struct ft_run *run, const struct f
 		 */
 		if (rec->cnt_status != FT_CNT_OK) {
 			unmatched(c, v);
-			return;
+			return false;
 		}
-		cell->v[FT_METRIC_COUNTER][k] = ft_cnt_scaled(&rec->cnt[0]);
-	} else {
-		cell->v[FT_METRIC_COUNTER][k] = 0;
+		vals[FT_METRIC_COUNTER] = ft_cnt_scaled(&rec->cnt[0]);
 	}
-	v->matched++;
 	/* Compensated for fibtrace's cost unless --no-compensate or --attribute. */
 	comp = cmp_compensated(c, run);
-	cell->v[FT_METRIC_TOTAL][k] = comp ? rec->comp_total_ns : rec->total_ns;
-	cell->v[FT_METRIC_COMPUTE][k] = comp ? rec->comp_stage_ns[0] : rec->stage_ns[0];
-	cell->v[FT_METRIC_FORMAT][k] = comp ? rec->comp_stage_ns[1] : rec->stage_ns[1];
-	cell->v[FT_METRIC_COPY][k] = comp ? rec->comp_stage_ns[2] : rec->stage_ns[2];
-	cell->v[FT_METRIC_USER][k] = r->user_ns;
-	if (c->attr)
-		cmp_attr_record(c, r->variant, r->nidx, v->mark);
+	vals[FT_METRIC_TOTAL] = comp ? rec->comp_total_ns : rec->total_ns;
+	vals[FT_METRIC_COMPUTE] = comp ? rec->comp_stage_ns[0] : rec->stage_ns[0];
+	vals[FT_METRIC_FORMAT] = comp ? rec->comp_stage_ns[1] : rec->stage_ns[1];
+	vals[FT_METRIC_COPY] = comp ? rec->comp_stage_ns[2] : rec->stage_ns[2];
+	vals[FT_METRIC_USER] = r->user_ns;
 	/* Off-CPU time is waiting, not tracing: it comes off the compensated time as it is. */
-	cell->v[FT_METRIC_ONCPU][k] = cell->v[FT_METRIC_TOTAL][k] > rec->off_ns
-					      ? cell->v[FT_METRIC_TOTAL][k] - rec->off_ns
-					      : 0;
+	vals[FT_METRIC_ONCPU] =
+		vals[FT_METRIC_TOTAL] > rec->off_ns ? vals[FT_METRIC_TOTAL] - rec->off_ns : 0;
+	return true;
+}
+
+/* The visit's counted read into its cell (and --attribute's self times). */
+static void commit_visit(struct drive *d)
+{
+	struct ft_compare *c = d->c;
+	struct best *b = &d->best;
+	struct raw_cell *cell = &c->raw[(size_t)b->variant * c->nn + b->nidx];
+	int m;
+
+	if (!b->have)
+		return;
+	for (m = 0; m < FT_METRIC_NR; m++)
+		cell->v[m][cell->count] = b->vals[m];
 	cell->count++;
+	c->var[b->variant].matched++;
+	if (c->attr)
+		cmp_attr_record(c, b->variant, b->nidx, b->rec);
+	b->have = false;
+}
+
+/*
+ * A read of a visit: the visit keeps its cheapest matched read (in the
+ * compared metric), whose record takes the place of the first one kept; the
+ * other reads' records go.
+ */
+static void count_read(struct drive *d, const struct ft_sweep_read *r)
+{
+	struct ft_compare *c = d->c;
+	struct variant *v = &c->var[r->variant];
+	struct best *b = &d->best;
+	double vals[FT_METRIC_NR];
+
+	if (match_read(c, d->run, r, vals)) {
+		if (!b->have) {
+			*b = (struct best){.have = true,
+					   .variant = r->variant,
+					   .nidx = r->nidx,
+					   .rec = v->mark};
+			memcpy(b->vals, vals, sizeof(vals));
+		} else {
+			if (vals[c->o.metric] < b->vals[c->o.metric]) {
+				ft_run_move_rec(v->run, b->rec, v->mark);
+				memcpy(b->vals, vals, sizeof(vals));
+			}
+			ft_run_truncate_recs(v->run, v->mark);
+		}
+	}
+	if (r->burst_idx + 1 >= r->burst)
+		commit_visit(d);
 }
 
 /* Every variant's mark at its run's end: the next read's records follow. */
@@ -134,9 +194,9 @@ static void on_read(void *ctx, const struct ft_sweep_read *r)
 
 	if (r->warmup) /* not part of the report either */
 		for (v = 0; v < d->c->nv; v++)
-			d->c->var[v].run->nrecs = d->c->var[v].mark;
+			ft_run_truncate_recs(d->c->var[v].run, d->c->var[v].mark);
 	else
-		record_read(d->c, d->run, r);
+		count_read(d, r);
 	set_marks(d->c);
 }
 
@@ -177,6 +237,7 @@ int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn d
 		.range = {.first = c->first, .last = nth(c, c->nn - 1), .step = c->step},
 		.rounds = c->repeat,
 		.warmup = WARMUP_ROUNDS,
+		.burst = cmp_burst(run),
 		.fds = fds,
 		.nvar = c->nv,
 		.interleave = true,
@@ -193,6 +254,7 @@ int ft_compare_drive(struct ft_compare *c, struct ft_run *run, ft_cmp_drain_fn d
 		set_marks(c);
 		if (ft_sweep_run(&s))
 			err = -FT_EXIT_ERROR;
+		commit_visit(&d); /* a visit a signal cut short */
 	}
 	close_variants(c);
 	if (err)

@@ -264,9 +264,9 @@ static int correct_and_bound(struct ft_compare *c, struct sides *s)
  * Under the instruction clock (c->exact), ft_cmp_exact's rule on self
  * times, which can be 0 or below the tracing cost subtracted: a function
  * changed when its median and its minimum both moved the same way by more
- * than FT_CMP_EXACT_FLOOR_NS (the allocator's extra is a count, not a share:
- * the reads here carry every traced call's cost, so a share of them would
- * hide a change the untraced read shows). Replaces the tests' verdict and interval;
+ * than FT_CMP_EXACT_FUNC_FLOOR_NS (a count, not a share: the reads here
+ * carry every traced call's cost, so a share of them would hide a change
+ * the untraced read shows). Replaces the tests' verdict and interval;
  * p_holm stays, for information.
  */
 static void exact_decide(struct ft_compare *c)
@@ -277,7 +277,7 @@ static void exact_decide(struct ft_compare *c)
 	a->nsig = a->ndominated = 0;
 	for (k = 0; k < a->ntests; k++) {
 		struct cmp_ftest *t = &a->test[k];
-		double tol = FT_CMP_EXACT_FLOOR_NS, dmed = t->med - t->base_med;
+		double tol = FT_CMP_EXACT_FUNC_FLOOR_NS, dmed = t->med - t->base_med;
 		double dmin = t->min - t->base_min;
 
 		t->p.significant = isfinite(tol) && ((dmed > tol && dmin > tol) ||
@@ -371,7 +371,7 @@ void cmp_attr_text(FILE *f, const struct ft_compare *c)
 			"%zu (function, n); largest change first\n",
 			c->var[c->base].run->overhead.on ? " less tracing (calibrated, not clamped)"
 							 : "",
-			FT_CMP_EXACT_FLOOR_NS, a->ntests);
+			FT_CMP_EXACT_FUNC_FLOOR_NS, a->ntests);
 	else
 		fprintf(f,
 			"\nwhich functions changed: self time per read%s, Mann-Whitney, Holm over "

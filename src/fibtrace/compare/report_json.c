@@ -23,10 +23,11 @@ static void json_settings(FILE *f, const struct ft_compare *c, const struct ft_r
 		ft_cmp_outliers_name(c->o.outliers));
 	json_str(f, c->var[c->base].label);
 	fprintf(f,
-		", \"rounds\": %u, \"warmup_rounds\": %d, \"interleaved\": true, \"alpha\": %g, "
+		", \"rounds\": %u, \"warmup_rounds\": %d, \"reads_per_visit\": %u, "
+		"\"interleaved\": true, \"alpha\": %g, "
 		"\"ci_level\": %g, \"bootstrap_resamples\": %u, \"comparisons\": %zu, "
 		"\"strict\": %s, \"fail_on_regression_pct\": ",
-		c->repeat, WARMUP_ROUNDS, FT_CMP_ALPHA, STATS_CI_LEVEL, STATS_BOOTSTRAP_RESAMPLES,
+		c->repeat, WARMUP_ROUNDS, cmp_burst(run), FT_CMP_ALPHA, STATS_CI_LEVEL, STATS_BOOTSTRAP_RESAMPLES,
 		c->npairs, c->o.strict ? "true" : "false");
 	json_num(f, c->o.fail_pct >= 0 ? c->o.fail_pct : NAN);
 	fprintf(f, ", \"decision\": \"%s\", \"exact_tolerance_pct\": %g",

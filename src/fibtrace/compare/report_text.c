@@ -57,6 +57,11 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 		ft_cmp_metric_name(c->o.metric), metric_desc(c->o.metric),
 		comp ? ", compensated for tracing" : "", c->first, nth(c, c->nn - 1), c->step,
 		c->nn, c->repeat, WARMUP_ROUNDS, c->var[c->base].label);
+	if (cmp_burst(run) > 1)
+		fprintf(f,
+			"each visit (variant, n, round): %u reads back to back, the cheapest "
+			"counted (the kernel allocator's batch refills set aside)\n",
+			cmp_burst(run));
 	if (c->o.kind == FT_CMP_FORMATS)
 		fprintf(f, "algorithm %s, output format dec (decimal) against bin (binary limbs)\n",
 			var_algo(&c->var[0]));
@@ -84,9 +89,9 @@ static void print_header(FILE *f, const struct ft_compare *c, const struct ft_ru
 		kept += c->var[v].matched - c->var[v].removed;
 	}
 	fprintf(f,
-		"reads: %" PRIu64 " measured, %" PRIu64 " failed, %" PRIu64
+		"reads: %" PRIu64 " measured (%" PRIu64 " counted), %" PRIu64 " failed, %" PRIu64
 		" without a matching BPF record; lost in BPF: %" PRIu64 " (ring buffer)\n",
-		c->reads_issued, c->read_errors, c->unmatched,
+		c->reads_issued, removed + kept, c->read_errors, c->unmatched,
 		(uint64_t)run->lost[FT_LOST_RINGBUF]);
 	fprintf(f, "outliers (%s%s): removed %" PRIu64 " of %" PRIu64 " reads:",
 		ft_cmp_outliers_name(c->o.outliers),

@@ -139,6 +139,25 @@ void ft_run_clear_recs(struct ft_run *run)
 	run->pern_valid = false;
 }
 
+void ft_run_truncate_recs(struct ft_run *run, size_t keep)
+{
+	if (keep < run->nrecs) {
+		run->nrecs = keep;
+		run->pern_valid = false;
+	}
+}
+
+void ft_run_move_rec(struct ft_run *run, size_t dst, size_t src)
+{
+	if (dst == src || src >= run->nrecs || dst >= run->nrecs)
+		return;
+	run->recs[dst] = run->recs[src];
+	if (run->self_stride)
+		memcpy(&run->rec_self[dst * run->self_stride], &run->rec_self[src * run->self_stride],
+		       run->self_stride * sizeof(*run->rec_self));
+	run->pern_valid = false;
+}
+
 void ft_run_free(struct ft_run *run)
 {
 	free(run->recs);

@@ -320,6 +320,13 @@ void ft_run_set_sweep(struct ft_run *run, __u64 first, __u64 last, __u64 step, u
 
 /* An interval's end (-i): the records go, and the model built from them. */
 void ft_run_clear_recs(struct ft_run *run);
+/*
+ * Keeps recs[0..keep) only (a warm-up read's records, or the reads a
+ * --compare visit did not count, go).
+ */
+void ft_run_truncate_recs(struct ft_run *run, size_t keep);
+/* recs[src] (and its self times) over recs[dst]. */
+void ft_run_move_rec(struct ft_run *run, size_t dst, size_t src);
 /* Frees what a run holds: its records, self times, tree nodes, model (not targets or timeline). */
 void ft_run_free(struct ft_run *run);
 

@@ -20,13 +20,21 @@ static bool stopped(const struct ft_sweep *s)
 	return s->stop && *s->stop;
 }
 
-static void read_one(struct loop *l, int v, unsigned int round, size_t nidx, uint64_t n)
+static unsigned int burst_of(const struct ft_sweep *s)
+{
+	return s->burst ? s->burst : 1;
+}
+
+static void read_one(struct loop *l, int v, unsigned int round, unsigned int b, size_t nidx,
+		     uint64_t n)
 {
 	const struct ft_sweep *s = l->s;
 	struct ft_sweep_read r = {
 		.variant = v,
 		.round = round,
 		.warmup = round < s->warmup,
+		.burst_idx = b,
+		.burst = burst_of(s),
 		.nidx = nidx,
 		.n = n,
 	};
@@ -43,6 +51,15 @@ static void read_one(struct loop *l, int v, unsigned int round, size_t nidx, uin
 		progress_update(&l->bar, l->done, l->total);
 }
 
+/* One visit: the burst's reads of n by variant @v, back to back. */
+static void visit(struct loop *l, int v, unsigned int round, size_t nidx, uint64_t n)
+{
+	unsigned int b;
+
+	for (b = 0; b < burst_of(l->s) && !stopped(l->s); b++)
+		read_one(l, v, round, b, nidx, n);
+}
+
 /* Every n of the range once, for one variant or (interleaved) for all. */
 static void one_pass(struct loop *l, int v, unsigned int round)
 {
@@ -56,10 +73,10 @@ static void one_pass(struct loop *l, int v, unsigned int round)
 		if (stopped(s))
 			return;
 		if (v >= 0) {
-			read_one(l, v, round, nidx, n);
+			visit(l, v, round, nidx, n);
 		} else {
 			for (j = 0; j < s->nvar; j++)
-				read_one(l, (j + round) % s->nvar, round, nidx, n);
+				visit(l, (j + round) % s->nvar, round, nidx, n);
 		}
 		if (rg->last - n < rg->step)
 			break; /* no overflow past UINT64_MAX */
@@ -78,7 +95,8 @@ int ft_sweep_run(const struct ft_sweep *s)
 	l.buf = malloc(l.bufsize);
 	if (!l.buf)
 		return -ENOMEM;
-	l.total = u64_mul_sat(u64_mul_sat(u64_range_count(&s->range), rounds), s->nvar);
+	l.total = u64_mul_sat(u64_mul_sat(u64_range_count(&s->range), rounds),
+			      (uint64_t)s->nvar * burst_of(s));
 	progress_init(&l.bar, s->progress);
 	if (s->interleave) {
 		for (r = 0; r < rounds && !stopped(s); r++)

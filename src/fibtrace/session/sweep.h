@@ -8,7 +8,9 @@
  * Order: sequential (--sweep): variant by variant, each doing every round of
  * the whole range. Interleaved (--compare): round by round, n by n, every
  * variant in turn with the first variant rotating from round to round, so
- * slow drift falls on every variant alike.
+ * slow drift falls on every variant alike. A visit (one variant, one n,
+ * one round) is `burst` reads back to back (0 or 1: one read); on_read()
+ * sees each, with its place in the burst.
  *
  * After each read on_read() gets what happened; drain() (the tracer's ring
  * buffer consumer) runs after every read when drain_each_read is set (so the
@@ -27,10 +29,11 @@
 #include "range.h"
 
 struct ft_sweep_read {
-	int variant;	    /* index into fds[] */
-	unsigned int round; /* 0-based, warm-up rounds included */
-	bool warmup;	    /* a warm-up round: not to be counted */
-	size_t nidx;	    /* index of n in the range */
+	int variant;		       /* index into fds[] */
+	unsigned int round;	       /* 0-based, warm-up rounds included */
+	bool warmup;		       /* a warm-up round: not to be counted */
+	unsigned int burst_idx, burst; /* its place in the visit's reads back to back */
+	size_t nidx;		       /* index of n in the range */
 	uint64_t n;
 	ssize_t got;	/* read(2)'s result; -1 also when lseek failed */
 	double user_ns; /* read(2) as the caller saw it (CLOCK_MONOTONIC) */
@@ -39,7 +42,8 @@ struct ft_sweep_read {
 struct ft_sweep {
 	struct u64_range range;
 	unsigned int rounds, warmup;
-	const int *fds; /* open device files, one per variant */
+	unsigned int burst; /* reads back to back per visit: 0 or 1 for one */
+	const int *fds;	    /* open device files, one per variant */
 	int nvar;
 	bool interleave;
 	bool drain_each_read;
