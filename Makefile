@@ -95,11 +95,14 @@ modules:
 	+@$(if $(filter $(NATIVE_KVER),$(KERNELS)),:,scripts/build-module.sh --if-headers "$(NATIVE_KVER)" \
 		"$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))")
 
+# KVER (and soak's SOAK_SECONDS) reach the scripts as data, through the
+# environment, as perf-gate's variables do (tests/host/test_perf_gate_args.sh).
+$(foreach t,check-kver module vmtest soak,$(eval $(t): export FT_KVER := $$(value KVER)))
 check-kver:
-	@[ -n "$(KVER)" ] || { echo "set KVER=<kernel release>, one of: $(KERNELS)" >&2; exit 2; }
+	@[ -n "$$FT_KVER" ] || { echo "set KVER=<kernel release>, one of: $(KERNELS)" >&2; exit 2; }
 
 module: check-kver
-	+@scripts/build-module.sh "$(KVER)" "$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))"
+	+@scripts/build-module.sh "$$FT_KVER" "$(patsubst fibdrv/%.c,%.o,$(BN_SRCS))"
 
 # Every user-space object: one pattern, header dependencies from -MMD.
 $(BUILD)/obj/%.o: %.c
@@ -210,15 +213,18 @@ check-inline:
 	@scripts/check-inline.py $(foreach k,$(KERNELS),$(BUILD)/$(k)/fibdrv.ko)
 
 vmtest: check-kver all
-	@scripts/vmtest.sh "$(KVER)"
+	@scripts/vmtest.sh "$$FT_KVER"
 
 # The soak alone (tests/guest/test_soak.py) in KVER's guest for SOAK_SECONDS;
 # make test runs it for 60 s in each guest.
 SOAK_SECONDS ?= 600
+soak: export FT_SOAK_SECONDS := $(value SOAK_SECONDS)
 soak: check-kver all
-	@VM_TIMEOUT=$$(( $(SOAK_SECONDS) + 900 )) scripts/vmtest.sh "$(KVER)" -- env \
-		GUEST_TESTS=test_soak.py SOAK_SECONDS=$(SOAK_SECONDS) \
-		GUEST_TEST_TIMEOUT=$$(( $(SOAK_SECONDS) + 600 )) tests/guest/run.sh
+	@case "$$FT_SOAK_SECONDS" in ''|*[!0-9]*) \
+		echo "soak: SOAK_SECONDS must be a whole number of seconds" >&2; exit 2;; esac; \
+	VM_TIMEOUT=$$(( FT_SOAK_SECONDS + 900 )) scripts/vmtest.sh "$$FT_KVER" -- env \
+		GUEST_TESTS=test_soak.py SOAK_SECONDS="$$FT_SOAK_SECONDS" \
+		GUEST_TEST_TIMEOUT=$$(( FT_SOAK_SECONDS + 600 )) tests/guest/run.sh
 
 # The README's test command: install, build, host tests, guest suite per kernel.
 # Our own code builds with -Werror here (and in every make it starts).

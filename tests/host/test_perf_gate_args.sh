@@ -24,7 +24,15 @@ for f in "$top"/* "$top"/.clang-format; do
 	[ "$(basename "$f")" = scripts ] || ln -s "$f" "$tree/"
 done
 ln -s "$top"/scripts/* "$tree/scripts/"
-rm "$tree/scripts/perf-gate.sh"
+rm "$tree/scripts/perf-gate.sh" "$tree/scripts/build-module.sh" "$tree/scripts/vmtest.sh"
+# module, vmtest and soak pass KVER (soak also SOAK_SECONDS) the same way.
+for stub in build-module vmtest; do
+	cat >"$tree/scripts/$stub.sh" <<'EOF'
+#!/usr/bin/env bash
+{ printf 'arg1=%s\n' "$1"; printf 'soak=%s\n' "${SOAK_SECONDS:-}"; } >"$GATE_STUB_OUT"
+EOF
+	chmod +x "$tree/scripts/$stub.sh"
+done
 cat >"$tree/scripts/perf-gate.sh" <<'EOF'
 #!/usr/bin/env bash
 {
@@ -61,6 +69,20 @@ printf -v want 'arg1=%s\narg2=%s\nSWEEP=%s\nREPEAT=%s\nPCT=%s\nATTRIBUTE=%s\nATT
 got=$(cat "$tmp/got" 2>/dev/null)
 ok perf_gate.values_byte_for_byte "$([ "$got" = "$want" ] && echo 0 || echo 1)" \
 	"got: $got"
+
+# KVER for module, vmtest and soak: as data, byte for byte. (vmtest and soak
+# also make all, which the dry run prints: only the values are looked for.)
+for target in module vmtest soak; do
+	dry=$(make -s -C "$tree" -n "$target" KVER="$kver" 2>&1)
+	ok "$target.dry_run_names_no_value" "$(grep -qF "touch $ran" <<<"$dry" && echo 1 || echo 0)" \
+		"$(grep -F "touch $ran" <<<"$dry")"
+done
+rm -f "$tmp/got"
+GATE_STUB_OUT=$tmp/got make -s -C "$tree" module KVER="$kver" >"$tmp/make.log" 2>&1
+ok module.kver_byte_for_byte "$([ "$(cat "$tmp/got" 2>/dev/null)" = "$(printf 'arg1=%s\nsoak=' "$kver")" ] &&
+	! ls "$tmp" | grep -q '^ran\.' && echo 0 || echo 1)" "got: $(cat "$tmp/got" 2>/dev/null)"
+out=$(make -s -C "$tree" -n soak KVER=k SOAK_SECONDS='1;touch '"$ran.soak" 2>&1)
+ok soak.seconds_as_data "$(grep -qF "touch $ran" <<<"$out" && echo 1 || echo 0)" "$out"
 
 # Without BASE: make's usage error, exit 2, the script not run.
 rm -f "$tmp/got"
