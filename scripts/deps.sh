@@ -40,7 +40,7 @@ VIRTME_NG_VERSION=1.42
 GATE_PACKAGES=(
 	build-essential clang llvm lld libbpf-dev bpftool dwarves libelf-dev
 	zlib1g-dev pkg-config qemu-system-x86 gnuplot-nox libgmp-dev
-	busybox-static python3 python3-pip xz-utils zstd kmod cpio procps git
+	busybox-static python3 python3-pip python3-argcomplete python3-requests xz-utils zstd kmod cpio procps git
 )
 # make test and make demo besides: fuzzers, counters, other tracers for the
 # benchmarks, Chromium for the flame graphs, Valgrind for --cachesim, man and
@@ -261,11 +261,14 @@ if ! have_kernel 6.12; then
 	apt-get install -y -qq "linux-image-$v-amd64-unsigned" "linux-headers-$v-amd64" >/dev/null
 fi
 
-# virtme-ng into /usr/local, with Debian's own Python, where every user finds it.
+# virtme-ng into /usr/local, with Debian's own Python, where every user finds
+# it: the one wheel whose SHA-256 scripts/virtme-ng.requirements pins, so
+# root runs no code from PyPI while installing (its dependencies are Debian's).
 if ! have_vng; then
-	log "installing virtme-ng $VIRTME_NG_VERSION from PyPI"
+	log "installing virtme-ng $VIRTME_NG_VERSION from PyPI (pinned by hash)"
 	/usr/bin/python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-		--break-system-packages "virtme-ng==$VIRTME_NG_VERSION"
+		--break-system-packages --no-deps --only-binary=:all: --require-hashes \
+		-r "$(dirname "$0")/virtme-ng.requirements"
 fi
 have_vng || die "virtme-ng $VIRTME_NG_VERSION not on PATH after installing it"
 

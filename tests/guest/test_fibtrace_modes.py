@@ -12,6 +12,7 @@ import re
 import selectors
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -228,6 +229,50 @@ def symbol_cache():
           f"exit {rc}: {err.strip()[-300:]}")
 
 
+def symbol_cache_churn():
+    """Issue 50: a module loaded and unloaded in a loop while runs read the
+    kernel's tables. A run keeps the tables only when the modules' key is
+    the same after reading as before (ksyms.c, keep_tables); whatever was
+    kept, the next run, the churn over, attaches exactly: its calls per
+    function equal those of a run that reads the kernel (--no-symbol-cache)."""
+    ko = f"build/{os.uname().release}/builds/fibdrv_a.ko"
+    if not os.path.exists(ko):
+        skip("symcache.churn", f"{ko} not built (make test builds it)")
+        return
+    cache = "/run/fibtrace/ksyms"
+    if os.path.exists(cache):
+        os.unlink(cache)
+    stop, cycles = threading.Event(), [0, 0]
+
+    def churn():
+        while not stop.is_set():
+            ok = subprocess.run(["insmod", ko], capture_output=True).returncode == 0
+            ok = subprocess.run(["rmmod", "fibdrv_a"], capture_output=True).returncode == 0 and ok
+            cycles[ok] += 1
+    args = ["--no-discover", "-f", "fibdrv:bn_*", "--sweep", "0:300:10"]
+    t = threading.Thread(target=churn)
+    t.start()
+    try:
+        during = [run_json(f"symcache.churn.during{i}", args) for i in range(3)]
+    finally:
+        stop.set()
+        t.join()
+    sources = [d["meta"]["startup"]["symbols"] for d in during if d]
+    print(f"# symcache.churn: {cycles[1]} load/unload cycles ({cycles[0]} failed) during "
+          f"three runs, whose tables came from: {sources}")
+    check("symcache.churn.cycled", cycles[1] > 0 and cycles[0] == 0,
+          f"{cycles[1]} cycles, {cycles[0]} failed")
+    after = run_json("symcache.churn.after", args)
+    truth = run_json("symcache.churn.truth", ["--no-symbol-cache"] + args)
+    if not (after and truth):
+        return
+    calls = [sorted((f["name"], f["attach"], f["count"]) for f in d["functions"])
+             for d in (after, truth)]
+    check("symcache.churn.exact", calls[0] == calls[1] and len(calls[0]) > 5,
+          f"from the {after['meta']['startup']['symbols']}: {len(calls[0])} functions; "
+          f"differ: {sorted(set(calls[0]) ^ set(calls[1]))[:6]}")
+
+
 def no_fibdrv_glob():
     """Without fibdrv, -f kernel functions alone are traced (fibdrv unloaded by the caller)."""
     name, pat = getppid_target()
@@ -375,6 +420,7 @@ def main():
 
     globs()
     symbol_cache()
+    symbol_cache_churn()
 
     # Histograms: linear and sub-buckets keep sums equal to counts.
     doc = run_json("hist.linear", ["--no-discover", "--linear", "0:200000:2000",

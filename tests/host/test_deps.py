@@ -108,7 +108,21 @@ def usage():
         result(rc == 2 and "deps" in out, f"usage.{args[-1].strip('-')}", f"exit {rc}: {out.strip()}")
 
 
+def pinned():
+    """virtme-ng: the version deps.sh checks is the one its requirements file pins by hash."""
+    import re
+    with open(DEPS) as f:
+        want = re.search(r"^VIRTME_NG_VERSION=(\S+)$", f.read(), re.M)
+    with open(os.path.join(TOP, "scripts", "virtme-ng.requirements")) as f:
+        reqs = [ln for ln in f.read().splitlines() if ln and not ln.startswith("#")]
+    ok = (want is not None and len(reqs) == 1 and
+          re.fullmatch(rf"virtme-ng=={re.escape(want.group(1))} --hash=sha256:[0-9a-f]{{64}}",
+                       reqs[0]) is not None)
+    result(ok, "pinned.virtme_ng", f"VIRTME_NG_VERSION {want and want.group(1)}, requirements {reqs}")
+
+
 def main():
+    pinned()
     usage()
     off_debian()
     as_user()
