@@ -2,28 +2,66 @@
 /* The programs fibtrace runs on a user's behalf: see helper.h. */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "helper.h"
 
+/* Writable by group or others, and not sticky (where only an entry's owner may rename it). */
+static bool open_to_others(const struct stat *st, bool sticky_ok)
+{
+	return (st->st_mode & (S_IWGRP | S_IWOTH)) && !(sticky_ok && (st->st_mode & S_ISVTX));
+}
+
+/*
+ * @path, symbolic links resolved: root's and no one else's to write (a
+ * directory or a file), and each directory above it root's too, closed to
+ * others or sticky.
+ */
+static bool root_only(const char *path)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!realpath(path, real) || stat(real, &st) || st.st_uid || open_to_others(&st, false))
+		return false;
+	while ((slash = strrchr(real, '/')) && (slash != real || real[1])) {
+		slash[slash == real] = '\0'; /* "/usr/bin" up to "/" */
+		if (stat(real, &st) || st.st_uid || open_to_others(&st, true))
+			return false;
+	}
+	return true;
+}
+
 bool helper_find(const char *name, char *out, size_t len)
 {
 	const char *path = getenv("PATH"), *p;
+	char dir[PATH_MAX];
 
 	for (p = path ? path : "/usr/bin:/bin"; *p; p += *p == ':') {
 		size_t n = strcspn(p, ":");
 
-		if (*p == '/' && (size_t)snprintf(out, len, "%.*s/%s", (int)n, p, name) < len &&
-		    !access(out, X_OK))
-			return true;
+		if (*p == '/' && n < sizeof(dir) &&
+		    (size_t)snprintf(out, len, "%.*s/%s", (int)n, p, name) < len &&
+		    !access(out, X_OK)) {
+			snprintf(dir, sizeof(dir), "%.*s", (int)n, p);
+			/* the entry (where the file is put), and the file where it lives */
+			if (geteuid() != 0 || (root_only(dir) && root_only(out)))
+				return true;
+			fprintf(stderr,
+				"fibtrace: not running %s as root: a user other than root can "
+				"change it or a directory above it\n",
+				out);
+		}
 		p += n;
 	}
 	return false;

@@ -16,7 +16,13 @@
 /*
  * @name's path in @out: the first executable in PATH's absolute entries
  * (an empty or relative entry, such as ".", is skipped: it would run what
- * the current directory holds); /usr/bin:/bin without PATH. false when none.
+ * the current directory holds); /usr/bin:/bin without PATH. As root (euid
+ * 0), a root process runs nothing another user could have put in place or
+ * changed: an entry is skipped, saying so on stderr when @name is there,
+ * unless the entry and the file, symbolic links resolved, are root's and
+ * writable by no one else (not group, not others), below directories that
+ * are root's and writable by no one else either (or sticky, as /tmp). false
+ * when none.
  */
 bool helper_find(const char *name, char *out, size_t len);
 

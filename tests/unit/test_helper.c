@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of src/lib/helper.c: a helper program is never found through
- * a relative PATH entry, and under sudo a child drops to the user who ran
+ * a relative PATH entry, nor as root where another user could have put it
+ * (a directory or file not root's alone), and under sudo a child drops to the user who ran
  * sudo (checked in a forked child; skipped, saying why, when not root).
  * Files created as the invoker between helper_fs_enter and helper_fs_leave.
  * The traced command: in a process group of its own, as the user, killed
@@ -66,6 +67,77 @@ static void test_find(void)
 		check("find.chdir_back", 0);
 	unlink(tool);
 	rmdir(dir);
+}
+
+/* @dir/ft-helper-tool, a script of @mode, and @dir of @dir_mode owned by @owner; false on failure.
+ */
+static bool plant(const char *dir, mode_t dir_mode, uid_t owner, mode_t mode)
+{
+	char tool[128];
+	FILE *f;
+
+	snprintf(tool, sizeof(tool), "%s/ft-helper-tool", dir);
+	f = fopen(tool, "w");
+	if (!f)
+		return false;
+	fputs("#!/bin/sh\n", f);
+	return !fclose(f) && !chmod(tool, mode) && !chmod(dir, dir_mode) &&
+	       !chown(dir, owner, owner);
+}
+
+/* ft-helper-tool found with PATH @path, in @want (NULL: not found). */
+static bool found_in(const char *path, const char *want)
+{
+	char got[256], tool[256];
+
+	setenv("PATH", path, 1);
+	if (!want)
+		return !helper_find("ft-helper-tool", got, sizeof(got));
+	snprintf(tool, sizeof(tool), "%s/ft-helper-tool", want);
+	return helper_find("ft-helper-tool", got, sizeof(got)) && !strcmp(got, tool);
+}
+
+/*
+ * As root: only from a directory root alone can write, below directories
+ * closed to others or sticky, and a file root alone can write. @top holds:
+ * open/ (0777), nobody/ (65534's), root/ (0755), wide/ (0777, not sticky)
+ * holding a root 0755 inner/, loose/ (0755) with a 0777 tool.
+ */
+static void test_find_root(void)
+{
+	char top[] = "/tmp/ft-helper-root-XXXXXX", d[6][64], path[320];
+	const char *sub[] = {"open", "nobody", "root", "wide", "wide/inner", "loose"};
+	unsigned int i;
+
+	if (geteuid() != 0) {
+		printf("SKIP helper.find_root: not root (the check is root's only)\n");
+		return;
+	}
+	if (!mkdtemp(top) || chmod(top, 0755))
+		return check("find_root.setup", 0);
+	for (i = 0; i < 6; i++) {
+		snprintf(d[i], sizeof(d[i]), "%s/%s", top, sub[i]);
+		if (mkdir(d[i], 0700))
+			return check("find_root.mkdir", 0);
+	}
+	check("find_root.setup", plant(d[0], 0777, 0, 0755) && plant(d[1], 0755, 65534, 0755) &&
+					 plant(d[2], 0755, 0, 0755) && plant(d[4], 0755, 0, 0755) &&
+					 plant(d[3], 0777, 0, 0755) && plant(d[5], 0755, 0, 0777));
+	check("find_root.world_writable_dir_skipped", found_in(d[0], NULL));
+	check("find_root.others_dir_skipped", found_in(d[1], NULL));
+	check("find_root.root_dir_found", found_in(d[2], d[2]));
+	check("find_root.writable_parent_skipped", found_in(d[4], NULL));
+	check("find_root.writable_file_skipped", found_in(d[5], NULL));
+	snprintf(path, sizeof(path), "%s:%s:%s", d[0], d[1], d[2]);
+	check("find_root.first_trusted", found_in(path, d[2]));
+	chmod(d[3], 01777); /* sticky: only root may rename inner/ */
+	check("find_root.sticky_parent_found", found_in(d[4], d[4]));
+	for (i = 6; i-- > 0;) {
+		snprintf(path, sizeof(path), "%s/ft-helper-tool", d[i]);
+		unlink(path);
+		rmdir(d[i]);
+	}
+	rmdir(top);
 }
 
 /* In a child: SUDO_UID/SUDO_GID 65534 -> uid and gid 65534, no way back to root. */
@@ -344,6 +416,7 @@ int main(void)
 	char dir[] = "/tmp/ft-helper-cmd-XXXXXX";
 
 	test_find();
+	test_find_root();
 	test_drop();
 	test_fs();
 	setenv("PATH", "/usr/bin:/bin", 1);
