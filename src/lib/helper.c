@@ -67,12 +67,86 @@ bool helper_find(const char *name, char *out, size_t len)
 	return false;
 }
 
+/* --user (helper_set_user): whom fibtrace acts for, over SUDO_UID and SUDO_GID. */
+static struct {
+	bool set;
+	uid_t uid;
+	gid_t gid;
+	char name[256];
+	char hint[320]; /* helper_fs_hint's */
+} user;
+
+/* @s, all digits, in *@v: 0; -1 when @s is not all digits, -2 past 2^32 - 2. */
+static int parse_uid(const char *s, uid_t *v)
+{
+	unsigned long long n = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		n = n * 10 + (unsigned int)(*s - '0'); /* n <= 2^32 - 2 before: no wrap */
+		if (n > 0xfffffffeULL)
+			return -2;
+	}
+	*v = (uid_t)n;
+	return 0;
+}
+
+int helper_set_user(const char *spec)
+{
+	struct passwd *pw;
+	uid_t uid;
+	int num;
+
+	user.set = false;
+	if (!spec)
+		return 0;
+	if (getuid() != 0 || geteuid() != 0) {
+		fprintf(stderr, "fibtrace: --user needs root: only root can run programs as "
+				"another user\n");
+		return -1;
+	}
+	num = parse_uid(spec, &uid);
+	if (num == -2 || !*spec) {
+		fprintf(stderr, "fibtrace: --user '%s': want a user name or a uid (0..%u)\n", spec,
+			0xfffffffeU);
+		return -1;
+	}
+	pw = num ? getpwnam(spec) : getpwuid(uid);
+	if (!pw || strlen(pw->pw_name) >= sizeof(user.name)) {
+		if (num)
+			fprintf(stderr, "fibtrace: --user '%s': no such user\n", spec);
+		else
+			fprintf(stderr,
+				"fibtrace: --user '%s': uid %u has no passwd entry (no name, "
+				"group or home to run programs with: add the user, or name one)\n",
+				spec, (unsigned int)uid);
+		return -1;
+	}
+	user.uid = pw->pw_uid;
+	user.gid = pw->pw_gid;
+	snprintf(user.name, sizeof(user.name), "%s", pw->pw_name);
+	snprintf(user.hint, sizeof(user.hint), " (as --user %s: choose a place they may write)",
+		 user.name);
+	user.set = true;
+	return 0;
+}
+
 int helper_invoker(uid_t *uid, gid_t *gid)
 {
 	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
 	char *end_u = NULL, *end_g = NULL;
 	unsigned long u, g;
 
+	if (user.set && !user.uid) /* --user root: nobody to act for but root */
+		return 0;
+	if (user.set) {
+		*uid = user.uid;
+		*gid = user.gid;
+		return 1;
+	}
 	if (getuid() != 0 || !su || !sg)
 		return 0;
 	u = strtoul(su, &end_u, 10);
@@ -99,7 +173,9 @@ int helper_drop_to_invoker(void)
 
 	if (who <= 0)
 		return who;
-	pw = getpwuid(uid);
+	pw = user.set ? getpwnam(user.name) : getpwuid(uid);
+	if (pw && pw->pw_uid != uid) /* --user's entry changed since: its groups are not uid's */
+		pw = NULL;
 	if ((pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) || setgid(gid) ||
 	    setuid(uid) || !setuid(0)) {
 		fprintf(stderr, "fibtrace: cannot become uid %u to run a program: %s\n",
@@ -154,6 +230,8 @@ const char *helper_fs_hint(int err)
 {
 	const char *su = getenv("SUDO_UID");
 
+	if (user.set)
+		return (err == EACCES || err == EPERM) && user.uid ? user.hint : "";
 	return (err == EACCES || err == EPERM) && getuid() == 0 && su
 		       ? " (as the user who ran sudo, SUDO_UID: choose a place they may write)"
 		       : "";

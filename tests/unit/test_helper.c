@@ -5,6 +5,8 @@
  * (a directory or file not root's alone), and under sudo a child drops to the user who ran
  * sudo (checked in a forked child; skipped, saying why, when not root).
  * Files created as the invoker between helper_fs_enter and helper_fs_leave.
+ * --user: a name or a uid with a passwd entry (nothing else, and only as
+ * root) taking precedence over SUDO_UID; root keeps root.
  * The traced command: in a process group of its own, as the user, killed
  * when fibtrace dies, ended within its grace with what it started, at once
  * on a second Ctrl-C. This process is a child subreaper, so the command's
@@ -12,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +228,94 @@ static void test_fs(void)
 	rmdir(dir);
 }
 
+/* In a forked child, @fn's result: its exit status 0 for true. */
+static bool in_child(bool (*fn)(const char *), const char *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg) ? 0 : 1);
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+/* As uid 65534: --user refused (only root runs programs as another user). */
+static bool refused_unless_root(const char *spec)
+{
+	return !setgid(65534) && !setuid(65534) && helper_set_user(spec) == -1;
+}
+
+/* --user @spec, then a drop: 65534's uid, group, HOME and USER, no way back. */
+static bool drops_to_user(const char *spec)
+{
+	struct passwd *pw = getpwuid(65534);
+
+	return pw && !helper_set_user(spec) && !helper_drop_to_invoker() && getuid() == 65534 &&
+	       geteuid() == 65534 && getgid() == pw->pw_gid && setuid(0) &&
+	       !strcmp(getenv("HOME"), pw->pw_dir) && !strcmp(getenv("USER"), pw->pw_name);
+}
+
+/* --user @spec names 65534 (SUDO_UID and SUDO_GID, bad ones here, are not consulted). */
+static bool is_nobody(const char *spec)
+{
+	uid_t uid = 0;
+	gid_t gid = 0;
+	struct passwd *pw = getpwuid(65534);
+
+	return pw && !helper_set_user(spec) && helper_invoker(&uid, &gid) == 1 && uid == 65534 &&
+	       gid == pw->pw_gid;
+}
+
+/* --user: a name or a uid with a passwd entry, over SUDO_UID; root keeps root. */
+static void test_set_user(void)
+{
+	struct passwd *pw = getpwuid(65534);
+	char name[64] = "", spec[32];
+	uid_t free_uid = 12345, uid;
+	gid_t gid;
+	int entered;
+
+	if (getuid() != 0 || !pw) {
+		printf("SKIP helper.user: not root, or no uid 65534 in the passwd database\n");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s", pw->pw_name);
+	while (getpwuid(free_uid))
+		free_uid++;
+	snprintf(spec, sizeof(spec), "%u", (unsigned int)free_uid);
+	setenv("SUDO_UID", "root", 1); /* refused if consulted */
+	setenv("SUDO_GID", "0", 1);
+	check("user.name", is_nobody(name));
+	check("user.numeric", is_nobody("65534") && is_nobody("0065534"));
+	entered = helper_fs_enter();
+	helper_fs_leave();
+	check("user.fs_and_hint",
+	      !entered && strstr(helper_fs_hint(EACCES), "--user") && !*helper_fs_hint(ENOENT));
+	check("user.unknown_name", helper_set_user("ft-no-such-user") == -1 &&
+					   helper_set_user(" 65534") == -1 &&
+					   helper_set_user("-1") == -1);
+	check("user.refused_is_forgotten", helper_invoker(&uid, &gid) == -1); /* SUDO_UID again */
+	check("user.uid_without_entry", helper_set_user(spec) == -1);
+	check("user.overflow", helper_set_user("4294967295") == -1 &&
+				       helper_set_user("18446744073709551617") == -1 &&
+				       helper_set_user("") == -1);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	check("user.root_keeps_root", !helper_set_user("root") && helper_invoker(&uid, &gid) == 0 &&
+					      !helper_set_user("0") &&
+					      helper_invoker(&uid, &gid) == 0 &&
+					      !*helper_fs_hint(EACCES));
+	check("user.null_forgets", !helper_set_user(NULL) && helper_invoker(&uid, &gid) == 1);
+	setenv("SUDO_UID", "1", 1); /* not 65534: the drop must be --user's */
+	setenv("SUDO_GID", "1", 1);
+	check("user.drop_by_name", in_child(drops_to_user, name));
+	check("user.drop_by_uid", in_child(drops_to_user, "65534"));
+	check("user.needs_root", in_child(refused_unless_root, "65534"));
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -390,7 +481,7 @@ static void test_parent_death(void)
 	check("pdeath.killed", status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
-/* As root under sudo: the command runs as SUDO_UID/SUDO_GID; with as_root it keeps root. */
+/* As root under sudo: the command runs as SUDO_UID/SUDO_GID (or --user); as_root keeps root. */
 static void test_command_user(void)
 {
 	char *nobody[] = {"sh", "-c", "test \"$(id -u):$(id -g)\" = 65534:65534", NULL};
@@ -409,6 +500,9 @@ static void test_command_user(void)
 	check("command.as_root", pid > 0 && wait_for(pid, 5) == 0);
 	unsetenv("SUDO_UID");
 	unsetenv("SUDO_GID");
+	pid = helper_set_user("65534") ? -1 : helper_command_start(nobody, false);
+	check("command.as_user", pid > 0 && wait_for(pid, 5) == 0);
+	helper_set_user(NULL);
 }
 
 int main(void)
@@ -419,6 +513,7 @@ int main(void)
 	test_find_root();
 	test_drop();
 	test_fs();
+	test_set_user();
 	setenv("PATH", "/usr/bin:/bin", 1);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) || !mkdtemp(dir)) {
 		check("command.setup", 0);
