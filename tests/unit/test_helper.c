@@ -507,7 +507,7 @@ static void test_command_user(void)
 
 int main(void)
 {
-	char dir[] = "/tmp/ft-helper-cmd-XXXXXX";
+	char dir[] = "/tmp/ft-helper-cmd-XXXXXX", bg[64];
 
 	test_find();
 	test_find_root();
@@ -523,6 +523,8 @@ int main(void)
 	test_states();
 	test_parent_death();
 	test_command_user();
+	snprintf(bg, sizeof(bg), "%s/bg", dir); /* test_end's pid file */
+	unlink(bg);
 	rmdir(dir);
 	return failures ? 1 : 0;
 }
