@@ -174,6 +174,7 @@ $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)):
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) $(LDFLAGS) $^ -o $@ -lm -lpthread
 
+# tests/host/test_user.py (--user's refusals) and
 # tests/host/test_install.py (make install, the man page, the installed tool),
 # test_deps.py (make deps as nobody, off Debian 12), test_ci.py (the GitHub
 # workflows: actionlint, their steps run here) and test_build_module.py
@@ -191,7 +192,8 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_cachesim.py || st=1; tests/host/test_fibcalc.py || st=1; \
 	tests/host/test_install.py || st=1; tests/host/test_deps.py || st=1; \
 	tests/host/test_help.py || st=1; tests/host/test_bpf_sizes.py || st=1; \
-	tests/host/test_badinput.py || st=1; tests/host/test_perf_gate_args.sh || st=1; \
+	tests/host/test_badinput.py || st=1; tests/host/test_user.py || st=1; \
+	tests/host/test_perf_gate_args.sh || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
 	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
 	tests/host/test_bench_plugins.py || st=1; \

@@ -17,6 +17,7 @@ _fibtrace()
 	case $prev in
 	--attach) mapfile -t COMPREPLY < <(compgen -W 'auto fentry multi kprobe' -- "$cur"); return ;;
 	--compare) mapfile -t COMPREPLY < <(compgen -W 'algos formats builds' -- "$cur"); return ;;
+	--user) mapfile -t COMPREPLY < <(compgen -u -- "$cur"); return ;;
 	--outliers) mapfile -t COMPREPLY < <(compgen -W 'tukey keep trim' -- "$cur"); return ;;
 	--format) mapfile -t COMPREPLY < <(compgen -W 'text json benchfmt' -- "$cur"); return ;;
 	--metric)

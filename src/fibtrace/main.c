@@ -32,6 +32,7 @@
 #include "cachesim/cachesim.h"
 #include "cli/cli.h"
 #include "fibdev.h"
+#include "helper.h"
 #include "model/timeline.h"
 #include "model/tree.h"
 #include "report/report.h"
@@ -503,6 +504,8 @@ int main(int argc, char **argv)
 
 	/* Parse the command line; describe the run. */
 	if (ft_cli_parse(&cli, argc, argv, 0))
+		return FT_EXIT_USAGE;
+	if (cli.user && helper_set_user(cli.user)) /* before anything runs or is written */
 		return FT_EXIT_USAGE;
 	if (cli.cachesim == FT_SIM_ONLY) /* simulated in user space: nothing is traced */
 		return ft_exit_status(ft_sim_cli_only(&cli));

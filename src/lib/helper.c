@@ -2,31 +2,136 @@
 /* The programs fibtrace runs on a user's behalf: see helper.h. */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "helper.h"
 
+/* Writable by group or others, and not sticky (where only an entry's owner may rename it). */
+static bool open_to_others(const struct stat *st, bool sticky_ok)
+{
+	return (st->st_mode & (S_IWGRP | S_IWOTH)) && !(sticky_ok && (st->st_mode & S_ISVTX));
+}
+
+/*
+ * @path, symbolic links resolved: root's and no one else's to write (a
+ * directory or a file), and each directory above it root's too, closed to
+ * others or sticky.
+ */
+static bool root_only(const char *path)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!realpath(path, real) || stat(real, &st) || st.st_uid || open_to_others(&st, false))
+		return false;
+	while ((slash = strrchr(real, '/')) && (slash != real || real[1])) {
+		slash[slash == real] = '\0'; /* "/usr/bin" up to "/" */
+		if (stat(real, &st) || st.st_uid || open_to_others(&st, true))
+			return false;
+	}
+	return true;
+}
+
 bool helper_find(const char *name, char *out, size_t len)
 {
 	const char *path = getenv("PATH"), *p;
+	char dir[PATH_MAX];
 
 	for (p = path ? path : "/usr/bin:/bin"; *p; p += *p == ':') {
 		size_t n = strcspn(p, ":");
 
-		if (*p == '/' && (size_t)snprintf(out, len, "%.*s/%s", (int)n, p, name) < len &&
-		    !access(out, X_OK))
-			return true;
+		if (*p == '/' && n < sizeof(dir) &&
+		    (size_t)snprintf(out, len, "%.*s/%s", (int)n, p, name) < len &&
+		    !access(out, X_OK)) {
+			snprintf(dir, sizeof(dir), "%.*s", (int)n, p);
+			/* the entry (where the file is put), and the file where it lives */
+			if (geteuid() != 0 || (root_only(dir) && root_only(out)))
+				return true;
+			fprintf(stderr,
+				"fibtrace: not running %s as root: a user other than root can "
+				"change it or a directory above it\n",
+				out);
+		}
 		p += n;
 	}
 	return false;
+}
+
+/* --user (helper_set_user): whom fibtrace acts for, over SUDO_UID and SUDO_GID. */
+static struct {
+	bool set;
+	uid_t uid;
+	gid_t gid;
+	char name[256];
+	char hint[320]; /* helper_fs_hint's */
+} user;
+
+/* @s, all digits, in *@v: 0; -1 when @s is not all digits, -2 past 2^32 - 2. */
+static int parse_uid(const char *s, uid_t *v)
+{
+	unsigned long long n = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		n = n * 10 + (unsigned int)(*s - '0'); /* n <= 2^32 - 2 before: no wrap */
+		if (n > 0xfffffffeULL)
+			return -2;
+	}
+	*v = (uid_t)n;
+	return 0;
+}
+
+int helper_set_user(const char *spec)
+{
+	struct passwd *pw;
+	uid_t uid;
+	int num;
+
+	user.set = false;
+	if (!spec)
+		return 0;
+	if (getuid() != 0 || geteuid() != 0) {
+		fprintf(stderr, "fibtrace: --user needs root: only root can run programs as "
+				"another user\n");
+		return -1;
+	}
+	num = parse_uid(spec, &uid);
+	if (num == -2 || !*spec) {
+		fprintf(stderr, "fibtrace: --user '%s': want a user name or a uid (0..%u)\n", spec,
+			0xfffffffeU);
+		return -1;
+	}
+	pw = num ? getpwnam(spec) : getpwuid(uid);
+	if (!pw || strlen(pw->pw_name) >= sizeof(user.name)) {
+		if (num)
+			fprintf(stderr, "fibtrace: --user '%s': no such user\n", spec);
+		else
+			fprintf(stderr,
+				"fibtrace: --user '%s': uid %u has no passwd entry (no name, "
+				"group or home to run programs with: add the user, or name one)\n",
+				spec, (unsigned int)uid);
+		return -1;
+	}
+	user.uid = pw->pw_uid;
+	user.gid = pw->pw_gid;
+	snprintf(user.name, sizeof(user.name), "%s", pw->pw_name);
+	snprintf(user.hint, sizeof(user.hint), " (as --user %s: choose a place they may write)",
+		 user.name);
+	user.set = true;
+	return 0;
 }
 
 int helper_invoker(uid_t *uid, gid_t *gid)
@@ -35,6 +140,13 @@ int helper_invoker(uid_t *uid, gid_t *gid)
 	char *end_u = NULL, *end_g = NULL;
 	unsigned long u, g;
 
+	if (user.set && !user.uid) /* --user root: nobody to act for but root */
+		return 0;
+	if (user.set) {
+		*uid = user.uid;
+		*gid = user.gid;
+		return 1;
+	}
 	if (getuid() != 0 || !su || !sg)
 		return 0;
 	u = strtoul(su, &end_u, 10);
@@ -61,7 +173,9 @@ int helper_drop_to_invoker(void)
 
 	if (who <= 0)
 		return who;
-	pw = getpwuid(uid);
+	pw = user.set ? getpwnam(user.name) : getpwuid(uid);
+	if (pw && pw->pw_uid != uid) /* --user's entry changed since: its groups are not uid's */
+		pw = NULL;
 	if ((pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) || setgid(gid) ||
 	    setuid(uid) || !setuid(0)) {
 		fprintf(stderr, "fibtrace: cannot become uid %u to run a program: %s\n",
@@ -116,6 +230,8 @@ const char *helper_fs_hint(int err)
 {
 	const char *su = getenv("SUDO_UID");
 
+	if (user.set)
+		return (err == EACCES || err == EPERM) && user.uid ? user.hint : "";
 	return (err == EACCES || err == EPERM) && getuid() == 0 && su
 		       ? " (as the user who ran sudo, SUDO_UID: choose a place they may write)"
 		       : "";

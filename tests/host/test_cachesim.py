@@ -11,12 +11,14 @@ the library's share of the reads' instructions; a smaller D1 misses more; the
 documents against docs/cachesim.schema.json; bad input exits with a clear
 message; as root under sudo (SUDO_UID/SUDO_GID 65534), valgrind runs as that
 user and the files written for them (the plot, callgrind's output kept by
--v) are theirs. Prints PASS/FAIL/SKIP lines for tests/run.sh.
+-v) are theirs, and a valgrind in a directory others can write is not run;
+--user 65534 and --user root take precedence over sudo's user. Prints PASS/FAIL/SKIP lines for tests/run.sh.
 """
 import csv
 import io
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -165,33 +167,57 @@ def check_outputs():
         result(rc == 0 and size > 5000, "plot", f"exit {rc}, {size} bytes")
 
 
+def write_script(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+
+
 def check_as_invoker():
     """Root with SUDO_UID/SUDO_GID 65534: a valgrind wrapper first in PATH records
-    the uid it runs as; the plot and callgrind's kept output belong to 65534."""
+    the uid it runs as; the plot and callgrind's kept output belong to 65534. The
+    wrapper's directory is root's alone (0755): a valgrind in a directory others
+    can write (the 1777 one for 65534's files, earlier in PATH) is skipped.
+    --user 65534 takes precedence over sudo's user (a SUDO_UID fibtrace would
+    refuse, were it read), --user root over SUDO_UID 65534."""
     if os.getuid() != 0:
         result(None, "as_invoker", "not root (the drop is root's only)")
         return
+    nobody = (65534, pwd.getpwuid(65534).pw_gid)
+    for name, args, sudo, who in (("as_invoker", [], ("65534", "65534"), (65534, 65534)),
+                                  ("as_user", ["--user", "65534"], ("root", "0"), nobody),
+                                  ("as_user_root", ["--user", "root"], ("65534", "65534"),
+                                   (0, 0))):
+        as_user(name, args, sudo, who)
+
+
+def as_user(name, args, sudo, who):
+    """One run of check_as_invoker's: with @args and SUDO_UID, SUDO_GID @sudo,
+    valgrind runs as @who's uid and the files are @who's (uid, gid)."""
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o1777)
-        seen = os.path.join(tmp, "uid")
-        wrapper = os.path.join(tmp, "valgrind")
-        with open(wrapper, "w") as f:
-            f.write(f"#!/bin/sh\nid -u >{seen}\nexec {shutil.which('valgrind')} \"$@\"\n")
-        os.chmod(wrapper, 0o755)
+        seen, planted = os.path.join(tmp, "uid"), os.path.join(tmp, "planted-ran")
+        bindir = os.path.join(tmp, "bin")
+        os.mkdir(bindir, 0o755)
+        write_script(os.path.join(bindir, "valgrind"),
+                     f"#!/bin/sh\nid -u >{seen}\nexec {shutil.which('valgrind')} \"$@\"\n")
+        write_script(os.path.join(tmp, "valgrind"), f"#!/bin/sh\ntouch {planted}\nexit 1\n")
         svg = os.path.join(tmp, "sim.svg")
-        env = dict(os.environ, SUDO_UID="65534", SUDO_GID="65534",
-                   PATH=f"{tmp}:{os.environ.get('PATH', '/usr/bin:/bin')}")
-        rc, out, err = run(["-v", "--cachesim", "--sweep", "10:20:10", "--algo", "bn-iter",
-                            "--plot", svg], env)
+        env = dict(os.environ, SUDO_UID=sudo[0], SUDO_GID=sudo[1],
+                   PATH=f"{tmp}:{bindir}:{os.environ.get('PATH', '/usr/bin:/bin')}")
+        rc, out, err = run(["-v", *args, "--cachesim", "--sweep", "10:20:10", "--algo",
+                            "bn-iter", "--plot", svg], env)
         kept = [w for w in err.split() if w.startswith("/tmp/fibtrace-cachesim-")]
         uid = open(seen).read().strip() if os.path.exists(seen) else None
         owners = {p: (os.stat(p).st_uid, os.stat(p).st_gid) for p in [svg] + kept
                   if os.path.exists(p)}
-        result(rc == 0 and uid == "65534", "as_invoker.valgrind_uid",
+        result(rc == 0 and uid == str(who[0]), f"{name}.valgrind_uid",
                f"exit {rc}, valgrind ran as {uid}: {err.strip()[-200:]}")
-        result(rc == 0 and len(owners) == 2 and
-               all(o == (65534, 65534) for o in owners.values()), "as_invoker.files_owned",
-               f"exit {rc}, owners {owners}")
+        result(rc == 0 and len(owners) == 2 and all(o == who for o in owners.values()),
+               f"{name}.files_owned", f"exit {rc}, owners {owners}")
+        result(not os.path.exists(planted) and
+               f"not running {tmp}/valgrind as root" in err, f"{name}.open_dir_skipped",
+               f"planted valgrind ran: {os.path.exists(planted)}; stderr {err.strip()[:200]!r}")
         for p in kept:
             os.unlink(p)
 

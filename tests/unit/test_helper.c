@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of src/lib/helper.c: a helper program is never found through
- * a relative PATH entry, and under sudo a child drops to the user who ran
+ * a relative PATH entry, nor as root where another user could have put it
+ * (a directory or file not root's alone), and under sudo a child drops to the user who ran
  * sudo (checked in a forked child; skipped, saying why, when not root).
  * Files created as the invoker between helper_fs_enter and helper_fs_leave.
+ * --user: a name or a uid with a passwd entry (nothing else, and only as
+ * root) taking precedence over SUDO_UID; root keeps root.
  * The traced command: in a process group of its own, as the user, killed
  * when fibtrace dies, ended within its grace with what it started, at once
  * on a second Ctrl-C. This process is a child subreaper, so the command's
@@ -11,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +70,77 @@ static void test_find(void)
 		check("find.chdir_back", 0);
 	unlink(tool);
 	rmdir(dir);
+}
+
+/* @dir/ft-helper-tool, a script of @mode, and @dir of @dir_mode owned by @owner; false on failure.
+ */
+static bool plant(const char *dir, mode_t dir_mode, uid_t owner, mode_t mode)
+{
+	char tool[128];
+	FILE *f;
+
+	snprintf(tool, sizeof(tool), "%s/ft-helper-tool", dir);
+	f = fopen(tool, "w");
+	if (!f)
+		return false;
+	fputs("#!/bin/sh\n", f);
+	return !fclose(f) && !chmod(tool, mode) && !chmod(dir, dir_mode) &&
+	       !chown(dir, owner, owner);
+}
+
+/* ft-helper-tool found with PATH @path, in @want (NULL: not found). */
+static bool found_in(const char *path, const char *want)
+{
+	char got[256], tool[256];
+
+	setenv("PATH", path, 1);
+	if (!want)
+		return !helper_find("ft-helper-tool", got, sizeof(got));
+	snprintf(tool, sizeof(tool), "%s/ft-helper-tool", want);
+	return helper_find("ft-helper-tool", got, sizeof(got)) && !strcmp(got, tool);
+}
+
+/*
+ * As root: only from a directory root alone can write, below directories
+ * closed to others or sticky, and a file root alone can write. @top holds:
+ * open/ (0777), nobody/ (65534's), root/ (0755), wide/ (0777, not sticky)
+ * holding a root 0755 inner/, loose/ (0755) with a 0777 tool.
+ */
+static void test_find_root(void)
+{
+	char top[] = "/tmp/ft-helper-root-XXXXXX", d[6][64], path[320];
+	const char *sub[] = {"open", "nobody", "root", "wide", "wide/inner", "loose"};
+	unsigned int i;
+
+	if (geteuid() != 0) {
+		printf("SKIP helper.find_root: not root (the check is root's only)\n");
+		return;
+	}
+	if (!mkdtemp(top) || chmod(top, 0755))
+		return check("find_root.setup", 0);
+	for (i = 0; i < 6; i++) {
+		snprintf(d[i], sizeof(d[i]), "%s/%s", top, sub[i]);
+		if (mkdir(d[i], 0700))
+			return check("find_root.mkdir", 0);
+	}
+	check("find_root.setup", plant(d[0], 0777, 0, 0755) && plant(d[1], 0755, 65534, 0755) &&
+					 plant(d[2], 0755, 0, 0755) && plant(d[4], 0755, 0, 0755) &&
+					 plant(d[3], 0777, 0, 0755) && plant(d[5], 0755, 0, 0777));
+	check("find_root.world_writable_dir_skipped", found_in(d[0], NULL));
+	check("find_root.others_dir_skipped", found_in(d[1], NULL));
+	check("find_root.root_dir_found", found_in(d[2], d[2]));
+	check("find_root.writable_parent_skipped", found_in(d[4], NULL));
+	check("find_root.writable_file_skipped", found_in(d[5], NULL));
+	snprintf(path, sizeof(path), "%s:%s:%s", d[0], d[1], d[2]);
+	check("find_root.first_trusted", found_in(path, d[2]));
+	chmod(d[3], 01777); /* sticky: only root may rename inner/ */
+	check("find_root.sticky_parent_found", found_in(d[4], d[4]));
+	for (i = 6; i-- > 0;) {
+		snprintf(path, sizeof(path), "%s/ft-helper-tool", d[i]);
+		unlink(path);
+		rmdir(d[i]);
+	}
+	rmdir(top);
 }
 
 /* In a child: SUDO_UID/SUDO_GID 65534 -> uid and gid 65534, no way back to root. */
@@ -151,6 +226,94 @@ static void test_fs(void)
 	check("fs.not_under_sudo", helper_invoker(&uid, &gid) == 0 && helper_fs_enter() == 0);
 	helper_fs_leave();
 	rmdir(dir);
+}
+
+/* In a forked child, @fn's result: its exit status 0 for true. */
+static bool in_child(bool (*fn)(const char *), const char *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg) ? 0 : 1);
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+/* As uid 65534: --user refused (only root runs programs as another user). */
+static bool refused_unless_root(const char *spec)
+{
+	return !setgid(65534) && !setuid(65534) && helper_set_user(spec) == -1;
+}
+
+/* --user @spec, then a drop: 65534's uid, group, HOME and USER, no way back. */
+static bool drops_to_user(const char *spec)
+{
+	struct passwd *pw = getpwuid(65534);
+
+	return pw && !helper_set_user(spec) && !helper_drop_to_invoker() && getuid() == 65534 &&
+	       geteuid() == 65534 && getgid() == pw->pw_gid && setuid(0) &&
+	       !strcmp(getenv("HOME"), pw->pw_dir) && !strcmp(getenv("USER"), pw->pw_name);
+}
+
+/* --user @spec names 65534 (SUDO_UID and SUDO_GID, bad ones here, are not consulted). */
+static bool is_nobody(const char *spec)
+{
+	uid_t uid = 0;
+	gid_t gid = 0;
+	struct passwd *pw = getpwuid(65534);
+
+	return pw && !helper_set_user(spec) && helper_invoker(&uid, &gid) == 1 && uid == 65534 &&
+	       gid == pw->pw_gid;
+}
+
+/* --user: a name or a uid with a passwd entry, over SUDO_UID; root keeps root. */
+static void test_set_user(void)
+{
+	struct passwd *pw = getpwuid(65534);
+	char name[64] = "", spec[32];
+	uid_t free_uid = 12345, uid;
+	gid_t gid;
+	int entered;
+
+	if (getuid() != 0 || !pw) {
+		printf("SKIP helper.user: not root, or no uid 65534 in the passwd database\n");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s", pw->pw_name);
+	while (getpwuid(free_uid))
+		free_uid++;
+	snprintf(spec, sizeof(spec), "%u", (unsigned int)free_uid);
+	setenv("SUDO_UID", "root", 1); /* refused if consulted */
+	setenv("SUDO_GID", "0", 1);
+	check("user.name", is_nobody(name));
+	check("user.numeric", is_nobody("65534") && is_nobody("0065534"));
+	entered = helper_fs_enter();
+	helper_fs_leave();
+	check("user.fs_and_hint",
+	      !entered && strstr(helper_fs_hint(EACCES), "--user") && !*helper_fs_hint(ENOENT));
+	check("user.unknown_name", helper_set_user("ft-no-such-user") == -1 &&
+					   helper_set_user(" 65534") == -1 &&
+					   helper_set_user("-1") == -1);
+	check("user.refused_is_forgotten", helper_invoker(&uid, &gid) == -1); /* SUDO_UID again */
+	check("user.uid_without_entry", helper_set_user(spec) == -1);
+	check("user.overflow", helper_set_user("4294967295") == -1 &&
+				       helper_set_user("18446744073709551617") == -1 &&
+				       helper_set_user("") == -1);
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65534", 1);
+	check("user.root_keeps_root", !helper_set_user("root") && helper_invoker(&uid, &gid) == 0 &&
+					      !helper_set_user("0") &&
+					      helper_invoker(&uid, &gid) == 0 &&
+					      !*helper_fs_hint(EACCES));
+	check("user.null_forgets", !helper_set_user(NULL) && helper_invoker(&uid, &gid) == 1);
+	setenv("SUDO_UID", "1", 1); /* not 65534: the drop must be --user's */
+	setenv("SUDO_GID", "1", 1);
+	check("user.drop_by_name", in_child(drops_to_user, name));
+	check("user.drop_by_uid", in_child(drops_to_user, "65534"));
+	check("user.needs_root", in_child(refused_unless_root, "65534"));
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
 }
 
 static double now_s(void)
@@ -318,7 +481,7 @@ static void test_parent_death(void)
 	check("pdeath.killed", status >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
-/* As root under sudo: the command runs as SUDO_UID/SUDO_GID; with as_root it keeps root. */
+/* As root under sudo: the command runs as SUDO_UID/SUDO_GID (or --user); as_root keeps root. */
 static void test_command_user(void)
 {
 	char *nobody[] = {"sh", "-c", "test \"$(id -u):$(id -g)\" = 65534:65534", NULL};
@@ -337,15 +500,20 @@ static void test_command_user(void)
 	check("command.as_root", pid > 0 && wait_for(pid, 5) == 0);
 	unsetenv("SUDO_UID");
 	unsetenv("SUDO_GID");
+	pid = helper_set_user("65534") ? -1 : helper_command_start(nobody, false);
+	check("command.as_user", pid > 0 && wait_for(pid, 5) == 0);
+	helper_set_user(NULL);
 }
 
 int main(void)
 {
-	char dir[] = "/tmp/ft-helper-cmd-XXXXXX";
+	char dir[] = "/tmp/ft-helper-cmd-XXXXXX", bg[64];
 
 	test_find();
+	test_find_root();
 	test_drop();
 	test_fs();
+	test_set_user();
 	setenv("PATH", "/usr/bin:/bin", 1);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) || !mkdtemp(dir)) {
 		check("command.setup", 0);
@@ -355,6 +523,8 @@ int main(void)
 	test_states();
 	test_parent_death();
 	test_command_user();
+	snprintf(bg, sizeof(bg), "%s/bg", dir); /* test_end's pid file */
+	unlink(bg);
 	rmdir(dir);
 	return failures ? 1 : 0;
 }

@@ -213,6 +213,9 @@ static error_t parse_watch(struct ft_cli *cli, int key, char *arg, struct argp_s
 	case OPT_AS_ROOT:
 		cli->as_root = true;
 		break;
+	case OPT_USER: /* checked against the passwd database by main (helper_set_user) */
+		cli->user = arg;
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

@@ -48,7 +48,8 @@ struct ft_cli {
 	int cpu;		/* -1: not pinned */
 	unsigned int pid;	/* 0: every process */
 	double duration, interval;
-	bool as_root; /* --as-root: -- CMD keeps root under sudo */
+	bool as_root;	  /* --as-root: -- CMD keeps root under sudo */
+	const char *user; /* --user: whom helpers, CMD and files are for (helper_set_user) */
 	struct ft_hist_cfg hist_cfg;
 	char **cmd; /* -- CMD ARGS */
 	int ncmd;

@@ -56,6 +56,8 @@ static const char page[] =
 	"      --metric=M             total (default), compute, format, copy, oncpu...\n"
 	"      --fail-on-regression=PCT  exit 8 when slower by more than PCT%\n"
 	"\n"
+	"      --user=USER            CMD, helpers and files as USER; root keeps root\n"
+	"\n"
 	"  -h, --help                 this page\n"
 	"      --help-all             every option\n"
 	"  -V, --version              the version\n"

@@ -62,7 +62,13 @@ const struct argp_option ft_cli_options[] = {
 	{"duration", 'd', "SECONDS", 0, "Stop after SECONDS", 2},
 	{"interval", 'i', "SECONDS", 0, "Print a report every SECONDS (deltas)", 2},
 	{"as-root", OPT_AS_ROOT, NULL, 0,
-	 "Under sudo, run -- CMD as root too (default: as the user who ran sudo)", 2},
+	 "Run -- CMD as root too (default: as --user's user, or under sudo the user who ran sudo)",
+	 2},
+	{"user", OPT_USER, "USER", 0,
+	 "Run -- CMD, gnuplot, inferno-flamegraph, valgrind and fibcalc, and create the files "
+	 "written, as USER (a name, or a uid with a passwd entry) instead of sudo's user: its "
+	 "group, groups and HOME; root or 0 keeps root for everything (fibtrace must be root)",
+	 2},
 	{"hist", 'H', NULL, 0, "Text: every function's histogram (default: fib_read's only)", 3},
 	{"no-hist", OPT_NO_HIST, NULL, 0, "Text output without histograms", 3},
 	{"all", OPT_ALL, NULL, 0,
