@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """fibtrace -- CMD in the guest: who the command runs as, and how it ends
-(issue 50). Under sudo (SUDO_UID/SUDO_GID) it runs as that user, --as-root
-keeps root, a SUDO_UID that is no user is refused. A command that ignores
+(issue 50). Under sudo (SUDO_UID/SUDO_GID) it runs as that user, --user
+names one (over sudo's too), --as-root keeps root, a SUDO_UID that is no user is refused. A command that ignores
 SIGTERM, with a background child that does too: SIGTERM to its process
 group, then SIGKILL to the whole group 5 s (FT_CHILD_GRACE_S) after the
 probes are gone, with -d and with -i; a second SIGINT during that wait ends
@@ -44,6 +44,20 @@ def identity():
             check(name, p.returncode == 0 and st is not None and st.st_uid == uid and
                   st.st_gid == uid, f"exit {p.returncode}, owner "
                   f"{(st.st_uid, st.st_gid) if st else None}: {p.stderr.strip()[-200:]}")
+    # --user: root without sudo names the user; over SUDO_UID too.
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("SUDO_")}
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o1777)
+        for name, extra, e in (("command.user_nobody", ["--user", "nobody"], plain),
+                               ("command.user_over_sudo", ["--user", "65534"],
+                                dict(plain, SUDO_UID="0", SUDO_GID="0"))):
+            mark = os.path.join(d, name)
+            p = subprocess.run([FIBTRACE, "--no-discover"] + extra + ["--", "/usr/bin/touch", mark],
+                               env=e, capture_output=True, text=True, timeout=300)
+            st = os.stat(mark) if os.path.exists(mark) else None
+            check(name, p.returncode == 0 and st is not None and st.st_uid == 65534,
+                  f"exit {p.returncode}, owner {(st.st_uid, st.st_gid) if st else None}: "
+                  f"{p.stderr.strip()[-200:]}")
     p = subprocess.run([FIBTRACE, "--no-discover", "--", "/usr/bin/true"],
                        env=dict(os.environ, SUDO_UID="root", SUDO_GID="0"),
                        capture_output=True, text=True, timeout=300)
