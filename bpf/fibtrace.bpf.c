@@ -43,6 +43,8 @@ const volatile __u64 tree_n = FT_TREE_ALL_N;
 const volatile __u32 trace_mode;
 /* --attribute: every read's self time per function goes with its record. */
 const volatile __u32 read_funcs;
+/* The pool's stacks: max_entries of stacks, set by user space with it. */
+const volatile __u32 nr_stacks = FT_STACK_POOL;
 /* Slots from here on time fibdrv's calibration functions (never reported). */
 const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
 
@@ -124,11 +126,8 @@ struct ft_task {
 	__u64 off_since;     /* when it was switched out; 0 while on a CPU */
 	__u32 switches;	     /* cumulative */
 	__u32 read_switches; /* switches at fib_read's entry */
-	struct ft_frame stack[FT_STACK_DEPTH];
-	/* --attribute: this read's self time less tracing, per slot so far (bpf/fibtrace.h). */
-	struct ft_read_funcs read_self;
-	/* The call tree: 1 + the stack index of each slot's outermost open frame (tree.bpf.h). */
-	__u8 tree_owner[FT_MAX_SLOTS];
+	__u32 sk;	     /* its stack in stacks, while sk_held */
+	__u32 sk_held;	     /* holds stacks[sk]: from its outermost entry to that call's exit */
 };
 
 struct {
@@ -137,6 +136,32 @@ struct {
 	__type(key, int);
 	__type(value, struct ft_task);
 } tasks SEC(".maps");
+
+/*
+ * A task's open calls, while it has some: a stack from a pool allocated
+ * with the map (user space sizes it: ft_stack_pool(), tracer.c), held from
+ * the task's outermost traced entry to that call's exit, or to the task's
+ * end (ft_task_exit). So a task that ever entered a traced function keeps
+ * only its struct ft_task (its read's figures) in task storage, allocated
+ * from the probe; the 6.8 KB below are the pool's, allocated at load and
+ * charged to fibtrace. A task that finds no free stack is not traced and
+ * is counted (lost.task_storage).
+ */
+struct ft_stack {
+	struct ft_frame frame[FT_STACK_DEPTH];
+	/* --attribute: this read's self time less tracing, per slot so far (bpf/fibtrace.h). */
+	struct ft_read_funcs read_self;
+	/* The call tree: 1 + the stack index of each slot's outermost open frame (tree.bpf.h). */
+	__u8 tree_owner[FT_MAX_SLOTS];
+	__u64 owner; /* the holder's pid_tgid with bit 63 set; 0: free */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FT_STACK_POOL);
+	__type(key, __u32);
+	__type(value, struct ft_stack);
+} stacks SEC(".maps");
 
 /*
  * Counters (-e): entry values per frame, fib_read's deltas. Apart from
@@ -314,6 +339,7 @@ static __always_inline bool is_stage(__u32 slot)
  */
 static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64 id)
 {
+	struct ft_stack *sk;
 	struct ft_task *st;
 	__u32 d;
 
@@ -326,18 +352,28 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 			count_lost(FT_LOST_TASK_STORAGE);
 		return 0;
 	}
-	drop_stale(st, id, slot);
+	/* Held while it has open calls (none yet: taken below, after the checks). */
+	sk = stack_get(st, false);
+	if (sk)
+		drop_stale(st, sk, id, slot);
 	if (slot == FT_SLOT_COPY_TO_USER && !st->in_read)
-		return 0;
+		goto idle;
 	if (is_stage(slot) && !st->in_read) {
 		/* Its read began before tracing did: the read is lost, not half seen. */
 		count_lost(FT_LOST_OUTSIDE_READ);
-		return 0;
+		goto idle;
+	}
+	if (!sk) {
+		sk = stack_get(st, true);
+		if (!sk) {
+			count_lost(FT_LOST_TASK_STORAGE);
+			return 0;
+		}
 	}
 	if (slot == FT_SLOT_COPY && st->in_read)
 		st->copy_bytes += arg;
 	else if (slot == FT_SLOT_READ)
-		read_begin(st, n, algo);
+		read_begin(st, sk, n, algo);
 	d = st->depth;
 	if (d >= FT_STACK_DEPTH) {
 		st->depth = d + 1;
@@ -348,21 +384,26 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 		max_depth = d + 1; /* racy between CPUs: a report figure, not a limit */
 	if (d == 0)
 		count_root(slot, 0);
-	st->stack[d].slot = slot;
-	st->stack[d].id = id;
-	st->stack[d].child_ns = 0;
-	st->stack[d].desc_ns = 0;
-	st->stack[d].comp_child_ns = 0;
-	st->stack[d].desc_err = 0;
-	st->stack[d].off_at = st->off_ns;
+	sk->frame[d].slot = slot;
+	sk->frame[d].id = id;
+	sk->frame[d].child_ns = 0;
+	sk->frame[d].desc_ns = 0;
+	sk->frame[d].comp_child_ns = 0;
+	sk->frame[d].desc_err = 0;
+	sk->frame[d].off_at = st->off_ns;
 	if (read_funcs)
-		st->stack[d].child_out = 0;
-	tree_enter(st, d, slot);
+		sk->frame[d].child_out = 0;
+	tree_enter(st, sk, d, slot);
 	st->depth = d + 1;
 	if (nr_events)
 		counters_on_entry(d);
 	/* Last: the time spent above is not charged to the call. */
-	st->stack[d].start = bpf_ktime_get_ns();
+	sk->frame[d].start = bpf_ktime_get_ns();
+	return 0;
+idle:
+	/* Stale frames dropped and nothing pushed: the stack goes back. */
+	if (sk && !st->depth)
+		stack_put(st, sk);
 	return 0;
 }
 
@@ -370,10 +411,10 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
  * Frame @i of @slot ended after @dur ns: its figures, raw and compensated
  * (bpf/fibtrace.h, struct ft_func_stats), and what its parent inherits.
  */
-static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, __u64 dur,
-				      struct ft_durs *c)
+static __always_inline void frame_end(struct ft_task *st, struct ft_stack *sk, __u32 i, __u32 slot,
+				      __u64 dur, struct ft_durs *c)
 {
-	struct ft_frame *f = &st->stack[i & (FT_STACK_DEPTH - 1)], *parent;
+	struct ft_frame *f = &sk->frame[i & (FT_STACK_DEPTH - 1)], *parent;
 	__u32 s = slot & (FT_MAX_SLOTS - 1);
 	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns;
 
@@ -389,7 +430,7 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 	c->off = st->off_ns - f->off_at;
 	if (i == 0)
 		return;
-	parent = &st->stack[(i - 1) & (FT_STACK_DEPTH - 1)];
+	parent = &sk->frame[(i - 1) & (FT_STACK_DEPTH - 1)];
 	parent->child_ns += dur;
 	parent->desc_ns += f->desc_ns + cost_full[s];
 	parent->desc_err += f->desc_err + err_full[s];
@@ -402,6 +443,7 @@ static __always_inline void frame_end(struct ft_task *st, __u32 i, __u32 slot, _
 static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 {
 	__u64 now = bpf_ktime_get_ns();
+	struct ft_stack *sk;
 	struct ft_task *st;
 	struct ft_durs c;
 	__u32 d, found;
@@ -421,7 +463,10 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 		st->depth = d - 1; /* an overflowed frame: already counted */
 		return 0;
 	}
-	found = find_frame(st, d, slot, id);
+	sk = stack_get(st, false); /* held: the task has open calls */
+	if (!sk)
+		return 0;
+	found = find_frame(sk, d, slot, id);
 	if (found >= FT_STACK_DEPTH) {
 		count_lost(FT_LOST_UNMATCHED_EXIT);
 		return 0;
@@ -433,21 +478,23 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	asm volatile("" : "+r"(found));
 	found &= FT_STACK_DEPTH - 1;
 	st->depth = found;
-	frame_end(st, found, slot, now - st->stack[found].start, &c);
+	frame_end(st, sk, found, slot, now - sk->frame[found].start, &c);
 	account(slot, &c, found == 0);
-	if (st->stack[found].tree)
-		tree_account(st, found, &c);
+	if (sk->frame[found].tree)
+		tree_account(st, sk, found, &c);
 	/* Its raw self time less the tracing inside it, not clamped (bpf/fibtrace.h). */
 	if (read_funcs && st->in_read)
-		st->read_self.self_ns[slot & (FT_MAX_SLOTS - 1)] +=
+		sk->read_self.self_ns[slot & (FT_MAX_SLOTS - 1)] +=
 			(__s64)c.self - cost_in[slot & (FT_MAX_SLOTS - 1)] -
-			st->stack[found].child_out;
+			sk->frame[found].child_out;
 	if (trace_mode && st->in_read && st->tracing)
 		emit_call(slot, found, &c);
 	if (nr_events)
 		counters_on_exit(found, slot);
 	if (st->in_read)
-		read_stage(st, slot, &c, ret);
+		read_stage(st, sk, slot, &c, ret);
+	if (!found)
+		stack_put(st, sk);
 	return 0;
 }
 
@@ -474,6 +521,24 @@ int BPF_PROG(ft_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		st->switches++;
 		st->off_since = 0;
 	}
+	return 0;
+}
+
+/*
+ * A task ends holding a stack (an exit it never saw: a kretprobe instance
+ * missing, the recursion guard): the stack goes back to the pool.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(ft_task_exit)
+{
+	struct ft_task *st = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	struct ft_stack *sk;
+
+	if (!st || !st->sk_held)
+		return 0;
+	sk = bpf_map_lookup_elem(&stacks, &st->sk);
+	if (sk)
+		stack_put(st, sk);
 	return 0;
 }
 

@@ -38,6 +38,11 @@
  * n is about 30 (docs/measurement.md): 64 keeps every frame.
  */
 #define FT_STACK_DEPTH 64
+/*
+ * Stacks in the pool (bpf/fibtrace.bpf.c, struct ft_stack): tasks inside
+ * traced calls at once. User space sets it from the CPUs (ft_stack_pool()).
+ */
+#define FT_STACK_POOL 64
 
 /*
  * Histogram: log2 buckets split into 2^hist_bits linear sub-buckets
@@ -99,7 +104,7 @@ enum ft_lost {
 	FT_LOST_UNMATCHED_EXIT, /* exit without a matching entry on the stack */
 	FT_LOST_UNWOUND, /* frames dropped because an exit skipped them */
 	FT_LOST_STACK_OVERFLOW, /* entries deeper than FT_STACK_DEPTH */
-	FT_LOST_TASK_STORAGE, /* task storage unavailable (busy or ENOMEM) */
+	FT_LOST_TASK_STORAGE, /* no task storage (busy or ENOMEM), or no free call stack in the pool */
 	FT_LOST_RINGBUF, /* per-read records dropped: ring buffer full */
 	FT_LOST_COUNTERS, /* calls left out of the counter totals (see below) */
 	FT_LOST_NO_RETURN, /* frames dropped: a later entry sat above them */

@@ -10,7 +10,7 @@
 #define FIBTRACE_READ_BPF_H
 
 /* Per-read state at fib_read's entry. */
-static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
+static __always_inline void read_begin(struct ft_task *st, struct ft_stack *sk, __u64 n, __u64 algo)
 {
 	st->n = n;
 	st->algo = algo;
@@ -26,10 +26,11 @@ static __always_inline void read_begin(struct ft_task *st, __u64 n, __u64 algo)
 	__builtin_memset(st->stage_ns, 0, sizeof(st->stage_ns));
 	__builtin_memset(st->comp_stage_ns, 0, sizeof(st->comp_stage_ns));
 	if (read_funcs)
-		__builtin_memset(&st->read_self, 0, sizeof(st->read_self));
+		__builtin_memset(&sk->read_self, 0, sizeof(sk->read_self));
 }
 
-static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *c, __s64 ret)
+static __always_inline void emit_read(struct ft_task *st, struct ft_stack *sk,
+				      const struct ft_durs *c, __s64 ret)
 {
 	struct ft_read_rec *r;
 
@@ -61,7 +62,7 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 	if (read_funcs) {
 		if (!nr_events)
 			__builtin_memset(r->cnt, 0, sizeof(r->cnt));
-		__builtin_memcpy(r + 1, &st->read_self, sizeof(st->read_self));
+		__builtin_memcpy(r + 1, &sk->read_self, sizeof(sk->read_self));
 	}
 	/*
 	 * A wakeup per record (an irq_work and a context switch to fibtrace)
@@ -74,15 +75,15 @@ static __always_inline void emit_read(struct ft_task *st, const struct ft_durs *
 }
 
 /* A traced call inside a read, or the read itself, ended. */
-static __always_inline void read_stage(struct ft_task *st, __u32 slot, const struct ft_durs *c,
-				       __s64 ret)
+static __always_inline void read_stage(struct ft_task *st, struct ft_stack *sk, __u32 slot,
+				       const struct ft_durs *c, __s64 ret)
 {
 	__u32 s;
 
 	switch (slot) {
 	case FT_SLOT_READ:
 		st->in_read = 0;
-		emit_read(st, c, ret);
+		emit_read(st, sk, c, ret);
 		return;
 	case FT_SLOT_COPY_TO_USER:
 		st->copy_ns += c->dur;

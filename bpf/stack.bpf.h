@@ -1,11 +1,63 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The per-task stack of open calls (bpf/fibtrace.bpf.c: struct ft_task):
- * frames whose exit can no longer come, and the frame an exit pairs with.
- * Included by fibtrace.bpf.c after its task state, count_lost() and count_root().
+ * The per-task stack of open calls (bpf/fibtrace.bpf.c: struct ft_task, its
+ * depth; struct ft_stack, its frames): a stack taken from the pool and given
+ * back, frames whose exit can no longer come, and the frame an exit pairs
+ * with. Included by fibtrace.bpf.c after its task state, count_lost() and
+ * count_root().
  */
 #ifndef FIBTRACE_STACK_BPF_H
 #define FIBTRACE_STACK_BPF_H
+
+/* One bpf_loop() step of stack_claim(): a free stack, from cc->start on. */
+struct claim_ctx {
+	__u64 owner;
+	__u32 start, got;
+};
+
+static int claim_one(__u32 k, void *data)
+{
+	struct claim_ctx *cc = data;
+	__u32 i = cc->start + k;
+	struct ft_stack *sk;
+
+	if (i >= nr_stacks)
+		i -= nr_stacks;
+	sk = bpf_map_lookup_elem(&stacks, &i);
+	if (!sk)
+		return 1;
+	if (__sync_val_compare_and_swap(&sk->owner, 0, cc->owner))
+		return 0; /* held */
+	cc->got = i;
+	return 1;
+}
+
+/* The task's stack: the one it holds, or (@claim) a free one now; NULL when none. */
+static __always_inline struct ft_stack *stack_get(struct ft_task *st, bool claim)
+{
+	struct claim_ctx cc;
+
+	if (!st->sk_held) {
+		if (!claim)
+			return NULL;
+		cc.owner = bpf_get_current_pid_tgid() | (1ULL << 63);
+		cc.start = bpf_get_smp_processor_id() % nr_stacks;
+		cc.got = nr_stacks;
+		bpf_loop(nr_stacks, claim_one, &cc, 0);
+		if (cc.got >= nr_stacks)
+			return NULL;
+		st->sk = cc.got;
+		st->sk_held = 1;
+	}
+	return bpf_map_lookup_elem(&stacks, &st->sk);
+}
+
+/* The task has no open call left: its stack goes back to the pool. */
+static __always_inline void stack_put(struct ft_task *st, struct ft_stack *sk)
+{
+	st->sk_held = 0;
+	__sync_lock_test_and_set(&sk->owner, 0); /* after the frames' last writes */
+}
 
 /*
  * Frames whose exit can no longer come. The top frame is stale when a new
@@ -27,6 +79,7 @@
  */
 struct stale_ctx {
 	struct ft_task *st;
+	struct ft_stack *sk;
 	__u64 id;
 	__u32 slot;
 	__u32 floor; /* frames at this index and above are stale whatever their id */
@@ -42,19 +95,20 @@ static int drop_one(__u32 k, void *data)
 {
 	struct stale_ctx *sc = data;
 	struct ft_task *st = sc->st;
-	__u32 d = st->depth, i;
+	struct ft_frame *f;
+	__u32 d = st->depth;
 
 	if (d == 0 || d > FT_STACK_DEPTH)
 		return 1;
-	i = (d - 1) & (FT_STACK_DEPTH - 1);
-	if (d - 1 < sc->floor && !is_stale(&st->stack[i], sc->id, sc->slot))
+	f = &sc->sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)];
+	if (d - 1 < sc->floor && !is_stale(f, sc->id, sc->slot))
 		return 1;
-	if (st->stack[i].slot == FT_SLOT_READ)
+	if (f->slot == FT_SLOT_READ)
 		st->in_read = 0;
 	st->depth = d - 1;
 	count_lost(FT_LOST_NO_RETURN);
 	if (d == 1)
-		count_root(st->stack[i].slot, 1);
+		count_root(f->slot, 1);
 	return 0;
 }
 
@@ -67,7 +121,7 @@ static int find_read(__u32 k, void *data)
 	if (k >= d || d > FT_STACK_DEPTH)
 		return 1;
 	i = (d - 1 - k) & (FT_STACK_DEPTH - 1);
-	if (sc->st->stack[i].slot != FT_SLOT_READ)
+	if (sc->sk->frame[i].slot != FT_SLOT_READ)
 		return 0;
 	sc->floor = i;
 	return 1;
@@ -80,9 +134,10 @@ static int find_read(__u32 k, void *data)
  * (most of their load time). Their common case is tested inline first; a
  * fib_read entry searches the stack only when its task is still in a read.
  */
-static __always_inline void drop_stale(struct ft_task *st, __u64 id, __u32 slot)
+static __always_inline void drop_stale(struct ft_task *st, struct ft_stack *sk, __u64 id,
+				       __u32 slot)
 {
-	struct stale_ctx sc = {.st = st, .id = id, .slot = slot, .floor = FT_STACK_DEPTH};
+	struct stale_ctx sc = {.st = st, .sk = sk, .id = id, .slot = slot, .floor = FT_STACK_DEPTH};
 	__u32 d = st->depth;
 
 	if (d == 0 || d > FT_STACK_DEPTH)
@@ -90,7 +145,7 @@ static __always_inline void drop_stale(struct ft_task *st, __u64 id, __u32 slot)
 	if (slot == FT_SLOT_READ && st->in_read)
 		bpf_loop(FT_STACK_DEPTH, find_read, &sc, 0);
 	if (sc.floor >= FT_STACK_DEPTH &&
-	    !is_stale(&st->stack[(d - 1) & (FT_STACK_DEPTH - 1)], id, slot))
+	    !is_stale(&sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)], id, slot))
 		return;
 	bpf_loop(FT_STACK_DEPTH, drop_one, &sc, 0);
 }
@@ -100,7 +155,7 @@ static __always_inline void drop_stale(struct ft_task *st, __u64 id, __u32 slot)
  * always the top one. FT_STACK_DEPTH when there is none.
  */
 struct find_ctx {
-	struct ft_task *st;
+	struct ft_stack *sk;
 	__u64 id;
 	__u32 d, slot, found;
 };
@@ -114,22 +169,22 @@ static int find_one(__u32 k, void *data)
 	if (k >= fc->d)
 		return 1;
 	i = (fc->d - 1 - k) & (FT_STACK_DEPTH - 1);
-	if (fc->st->stack[i].id == fc->id && fc->st->stack[i].slot == fc->slot) {
+	if (fc->sk->frame[i].id == fc->id && fc->sk->frame[i].slot == fc->slot) {
 		fc->found = i;
 		return 1;
 	}
 	return 0;
 }
 
-static __always_inline __u32 find_frame(struct ft_task *st, __u32 d, __u32 slot, __u64 id)
+static __always_inline __u32 find_frame(struct ft_stack *sk, __u32 d, __u32 slot, __u64 id)
 {
-	struct find_ctx fc = {.st = st, .id = id, .d = d, .slot = slot, .found = FT_STACK_DEPTH};
+	struct find_ctx fc = {.sk = sk, .id = id, .d = d, .slot = slot, .found = FT_STACK_DEPTH};
 	__u32 i = d - 1;
 
 	/* Keep the mask: the verifier needs it even where d <= FT_STACK_DEPTH is known. */
 	asm volatile("" : "+r"(i));
 	i &= FT_STACK_DEPTH - 1;
-	if (st->stack[i].id == id && st->stack[i].slot == slot)
+	if (sk->frame[i].id == id && sk->frame[i].slot == slot)
 		return i;
 	bpf_loop(FT_STACK_DEPTH, find_one, &fc, 0);
 	return fc.found;

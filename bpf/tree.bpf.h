@@ -28,22 +28,22 @@ static __always_inline __u64 path_hash(__u64 parent, __u32 slot)
 /*
  * Frame @d's place in the call tree: under the frame below it, or a root
  * (of the read's algorithm); a recursive call takes its outer call's path.
- * The outer call is found in O(1): st->tree_owner[slot] is 1 + the stack
+ * The outer call is found in O(1): sk->tree_owner[slot] is 1 + the stack
  * index of the outermost open frame of @slot in the tree, checked before
  * use (an index left by a frame that ended is caught: the frame there now
  * is not an open in-tree frame of @slot below @d, and then there is none).
  */
-static __always_inline void tree_enter(struct ft_task *st, __u32 d, __u32 slot)
+static __always_inline void tree_enter(struct ft_task *st, struct ft_stack *sk, __u32 d, __u32 slot)
 {
-	struct ft_frame *f = &st->stack[d & (FT_STACK_DEPTH - 1)], *p;
+	struct ft_frame *f = &sk->frame[d & (FT_STACK_DEPTH - 1)], *p;
 	__u32 s = slot & (FT_MAX_SLOTS - 1), k;
 
 	f->tree = tree_on && (tree_n == FT_TREE_ALL_N || (st->in_read && st->n == tree_n));
 	if (!f->tree)
 		return;
-	k = st->tree_owner[s];
+	k = sk->tree_owner[s];
 	if (k && k - 1 < d) {
-		p = &st->stack[(k - 1) & (FT_STACK_DEPTH - 1)];
+		p = &sk->frame[(k - 1) & (FT_STACK_DEPTH - 1)];
 		if (p->slot == slot && p->tree == 1) {
 			f->path = p->path;
 			f->parent = p->parent;
@@ -51,22 +51,23 @@ static __always_inline void tree_enter(struct ft_task *st, __u32 d, __u32 slot)
 			return;
 		}
 	}
-	st->tree_owner[s] = d + 1;
+	sk->tree_owner[s] = d + 1;
 	if (d == 0) {
 		f->parent = 0;
-		f->path = path_hash(slot == FT_SLOT_READ ? (__u64)st->algo << 8 : FT_ALGO_NONE,
-				    slot);
+		f->path =
+			path_hash(slot == FT_SLOT_READ ? (__u64)st->algo << 8 : FT_ALGO_NONE, slot);
 		return;
 	}
-	p = &st->stack[(d - 1) & (FT_STACK_DEPTH - 1)];
+	p = &sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)];
 	f->parent = p->path;
 	f->path = path_hash(p->path, slot);
 }
 
 /* A call on a tree path ended: its node's sums (created at its first call). */
-static __always_inline void tree_account(struct ft_task *st, __u32 i, const struct ft_durs *c)
+static __always_inline void tree_account(struct ft_task *st, struct ft_stack *sk, __u32 i,
+					 const struct ft_durs *c)
 {
-	struct ft_frame *f = &st->stack[i & (FT_STACK_DEPTH - 1)];
+	struct ft_frame *f = &sk->frame[i & (FT_STACK_DEPTH - 1)];
 	struct ft_tree_node *node, zero = {};
 	bool outer = f->tree == 1;
 	__u64 key = f->path;

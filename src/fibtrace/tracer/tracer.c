@@ -198,6 +198,8 @@ void ft_tracer_detach(struct ft_tracer *tr)
 
 	bpf_link__destroy(tr->switch_link);
 	tr->switch_link = NULL;
+	bpf_link__destroy(tr->exit_link);
+	tr->exit_link = NULL;
 	bpf_link__destroy(tr->multi[0]);
 	bpf_link__destroy(tr->multi[1]);
 	tr->multi[0] = tr->multi[1] = NULL;
@@ -222,6 +224,19 @@ static void unload(struct ft_tracer *tr)
 		tr->tg->t[i].attached = false;
 }
 
+/*
+ * Call stacks in the pool (bpf/fibtrace.bpf.c, struct ft_stack; 6.8 KB
+ * each): one per task inside traced calls at once. Four per CPU, at least
+ * FT_STACK_POOL; a task that finds none is not traced (lost.task_storage).
+ */
+static __u32 stack_pool(void)
+{
+	int cpus = libbpf_num_possible_cpus();
+	long want = cpus > 0 ? 4L * cpus : FT_STACK_POOL;
+
+	return want < FT_STACK_POOL ? FT_STACK_POOL : want > 4096 ? 4096 : (__u32)want;
+}
+
 static void configure(struct ft_tracer *tr)
 {
 	struct fibtrace *skel = tr->skel;
@@ -241,6 +256,8 @@ static void configure(struct ft_tracer *tr)
 		skel->rodata->lin_buckets = run->hist.lin_buckets;
 	}
 	bpf_map__set_max_entries(skel->maps.stats, ft_targets_all(tr->tg));
+	skel->rodata->nr_stacks = stack_pool();
+	bpf_map__set_max_entries(skel->maps.stacks, skel->rodata->nr_stacks);
 	/*
 	 * Under the instruction clock a run must cost what the last one did, and
 	 * a hash map's seed is random: which paths share a bucket of the call
@@ -282,6 +299,7 @@ static int select_programs(struct ft_tracer *tr)
 		tr->run->off_cpu = false;
 	}
 	bpf_program__set_autoload(tr->skel->progs.ft_sched_switch, tr->run->off_cpu);
+	bpf_program__set_autoload(tr->skel->progs.ft_task_exit, true);
 	for (i = 0; i < ft_targets_all(tr->tg); i++) {
 		const struct ft_target *t = &tr->tg->t[i];
 
@@ -458,6 +476,15 @@ static int attach_all(struct ft_tracer *tr, bool *retry)
 	int i, err, nmoved = 0;
 
 	*retry = false;
+	/* Before the probes: no task may end holding a stack unseen. */
+	if (!tr->exit_link) {
+		tr->exit_link = bpf_program__attach(tr->skel->progs.ft_task_exit);
+		if (!tr->exit_link) {
+			err = -errno;
+			fprintf(stderr, "fibtrace: sched_process_exit: %s\n", strerror(-err));
+			return err;
+		}
+	}
 	err = ft_multi_attach(tr->skel->progs.ft_multi_entry, tr->skel->progs.ft_multi_exit, tr->tg,
 			      tr->multi);
 	if (err)

@@ -23,6 +23,7 @@ struct ft_tracer {
 	struct ft_kretprobes *krp; /* the kprobe plan's kprobe events (kretprobe.h) */
 	struct ring_buffer *rb;
 	struct bpf_link *switch_link; /* off-CPU time: sched_switch */
+	struct bpf_link *exit_link;   /* a task's end gives its call stack back */
 	int fibdrv_btf_fd;	      /* module BTF for fentry on the traced module's functions */
 	bool handlers;		      /* holds a reference on the section handlers */
 	void *stats_buf;	      /* one slot's per-CPU stats, for ft_tracer_slot_stats */
