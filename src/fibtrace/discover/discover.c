@@ -119,6 +119,14 @@ static int module_present(const struct ft_disc *d, struct ft_targets *tg, const 
 {
 	if (ft_ksym_find(d->ks, "fib_read", d->module))
 		return 0;
+	if (ft_ksyms_unsettled(d->ks)) {
+		fprintf(stderr,
+			"fibtrace: %s's fib_read is not in /proc/kallsyms, which modules being "
+			"loaded or unloaded changed during each of 10 reads: run again once they "
+			"settle\n",
+			d->module);
+		return -FT_EXIT_NO_FIBDRV;
+	}
 	if (strcmp(d->module, "fibdrv")) {
 		fprintf(stderr, "fibtrace: module %s has no fib_read in /proc/kallsyms\n",
 			d->module);

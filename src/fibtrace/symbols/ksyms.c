@@ -19,6 +19,7 @@ struct ft_ksyms {
 	struct ksym *sym; /* kallsyms's text symbols, in its order */
 	size_t nsym;
 	const char *source; /* "cache", or "kernel" and why not the cache */
+	bool unsettled;	    /* no read described one state of the modules */
 	char *kallsyms_buf, *ftrace_buf;
 	struct name_hash ksym_hash, ftrace_hash;
 	const char **ftrace_names;
@@ -181,30 +182,8 @@ struct keep {
 	char *(*key_now)(void); /* the key again, after reading */
 };
 
-/*
- * The tables just read are kept only if the key made before reading them
- * is still the key after: a module loaded or unloaded while kallsyms was
- * read would leave a cache that describes neither state (kprobe.multi
- * attaches by its addresses).
- */
-static void keep_tables(struct ft_ksyms *ks, const struct keep *kp)
-{
-	char *after;
-
-	if (!kp || !kp->key || !ks->ftrace_buf)
-		return;
-	after = kp->key_now();
-	if (!after || strcmp(after, kp->key))
-		ks->source = "kernel (not kept: the modules changed while it was read)";
-	else if (ft_ksyms_cache_write(kp->dir, kp->key, ks->kallsyms_buf, strlen(ks->kallsyms_buf),
-				      ks->ftrace_buf, strlen(ks->ftrace_buf)))
-		ks->source = "kernel (not kept: cannot write " FT_KSYMS_CACHE_DIR ")";
-	free(after);
-}
-
-/* Reads both files at once (a thread); kept as @kp says before parsing. */
-static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *const *ftrace,
-		      const struct keep *kp)
+/* Both files read at once (the ftrace list in a thread): 0 or -errno (kallsyms unreadable). */
+static int read_both(struct ft_ksyms *ks, const char *kallsyms, const char *const *ftrace)
 {
 	struct ftrace_job job = {.paths = ftrace};
 	pthread_t th;
@@ -219,10 +198,56 @@ static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *con
 	else
 		load_ftrace(&job);
 	ks->ftrace_buf = job.buf;
-	if (err)
-		return err;
-	keep_tables(ks, kp);
-	return parse_both(ks);
+	return err;
+}
+
+/* Reads of the tables before giving up on a state that holds still. */
+#define KSYMS_READ_TRIES 10
+
+/*
+ * Reads both files; with @kp, until they describe one state of the kernel:
+ * the key made before a read is still the key after it. A module loaded or
+ * unloaded while /proc/kallsyms was read leaves a table that describes
+ * neither state (read() by read(), the kernel's walk of the modules shifts:
+ * a run once found no fib_read at all), so the files are read again, under
+ * the key of the state now. The tables that held still are kept under their
+ * key for the next run (kprobe.multi attaches by their addresses); after
+ * KSYMS_READ_TRIES reads that did not, the last is used and not kept.
+ */
+static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *const *ftrace,
+		      const struct keep *kp)
+{
+	char *owned = NULL, *after = NULL;
+	const char *key = kp ? kp->key : NULL;
+	int err, tries = 1;
+
+	while (!(err = read_both(ks, kallsyms, ftrace)) && key) {
+		after = kp->key_now();
+		if (after && !strcmp(after, key))
+			break;
+		if (!after || tries++ == KSYMS_READ_TRIES) {
+			ks->source =
+				"kernel (not kept: the modules kept changing while it was read)";
+			key = NULL;
+			break;
+		}
+		free(ks->kallsyms_buf);
+		free(ks->ftrace_buf);
+		ks->kallsyms_buf = ks->ftrace_buf = NULL;
+		free(owned);
+		owned = after;
+		key = owned;
+		after = NULL;
+	}
+	if (!err && key && owned)
+		ks->source = "kernel (read again: the modules changed while it was read)";
+	if (!err && key && ks->ftrace_buf &&
+	    ft_ksyms_cache_write(kp->dir, key, ks->kallsyms_buf, strlen(ks->kallsyms_buf),
+				 ks->ftrace_buf, strlen(ks->ftrace_buf)))
+		ks->source = "kernel (not kept: cannot write " FT_KSYMS_CACHE_DIR ")";
+	free(after);
+	free(owned);
+	return err ? err : parse_both(ks);
 }
 
 /* *out and 0 when @err is 0; else everything freed, *out NULL, @err. */
@@ -292,6 +317,11 @@ int ft_ksyms_load(struct ft_ksyms **out, bool use_cache)
 	}
 	free(key);
 	return loaded(ks, err, out);
+}
+
+bool ft_ksyms_unsettled(const struct ft_ksyms *ks)
+{
+	return ks->unsettled;
 }
 
 const char *ft_ksyms_source(const struct ft_ksyms *ks)

@@ -36,14 +36,17 @@ int ft_ksyms_load(struct ft_ksyms **out, bool use_cache);
 int ft_ksyms_load_from(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace);
 /*
  * From files, kept in @dir under @key only if @key_now() still returns @key
- * once they are read (ft_ksyms_load's path, with the files and the key
- * named: the tests').
+ * once they are read; read again under the new key when it moved, up to 10
+ * times, then used and not kept (ft_ksyms_unsettled) (ft_ksyms_load's path, with the files and
+ * the key named: the tests').
  */
 int ft_ksyms_load_keyed(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace,
 			const char *dir, const char *key, char *(*key_now)(void));
 void ft_ksyms_free(struct ft_ksyms *ks);
 /* "cache", or "kernel" and why not the cache ("files" for ft_ksyms_load_from). */
 const char *ft_ksyms_source(const struct ft_ksyms *ks);
+/* Modules were loaded or unloaded during every read: the tables may miss some of them. */
+bool ft_ksyms_unsettled(const struct ft_ksyms *ks);
 /* The text symbols in kallsyms's order: ft_ksyms_at(ks, i) for i < ft_ksyms_count(ks). */
 size_t ft_ksyms_count(const struct ft_ksyms *ks);
 const struct ksym *ft_ksyms_at(const struct ft_ksyms *ks, size_t i);
