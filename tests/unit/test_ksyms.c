@@ -119,9 +119,18 @@ static void test_keyed(const char *tmp, const char *kallsyms, const char *const 
 	check("keyed.changing.load",
 	      !ft_ksyms_load_keyed(&h, kallsyms, ftrace, dir, key, key_changing) && h &&
 		      strstr(ft_ksyms_source(h), "not kept: the modules kept changing") &&
-		      ft_ksym_find(h, "bn_add", NULL));
+		      ft_ksyms_unsettled(h) && ft_ksym_find(h, "bn_add", NULL));
 	ft_ksyms_free(h);
 	check("keyed.changing.not-kept", ft_ksyms_cache_read(dir, key, &k, &f) < 0 && !k && !f);
+	/* No key before reading (a module loading), one after: read again, kept under it. */
+	check("keyed.unkeyed.load",
+	      !ft_ksyms_load_keyed(&h, kallsyms, ftrace, dir, NULL, key_same) && h &&
+		      strstr(ft_ksyms_source(h), "read again") && !ft_ksyms_unsettled(h));
+	ft_ksyms_free(h);
+	check("keyed.unkeyed.kept", !ft_ksyms_cache_read(dir, key, &k, &f) && k && f);
+	free(k);
+	free(f);
+	k = f = NULL;
 	check("keyed.same.load", !ft_ksyms_load_keyed(&h, kallsyms, ftrace, dir, key, key_same) &&
 					 h && !strcmp(ft_ksyms_source(h), "kernel"));
 	ft_ksyms_free(h);

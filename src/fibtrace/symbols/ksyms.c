@@ -178,7 +178,7 @@ static int parse_both(struct ft_ksyms *ks)
 
 /* Where and under which key the tables read are kept (NULL: nowhere). */
 struct keep {
-	const char *dir, *key;
+	const char *dir, *key;	/* @key NULL: no key before reading (a module loading?) */
 	char *(*key_now)(void); /* the key again, after reading */
 };
 
@@ -221,13 +221,14 @@ static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *con
 	const char *key = kp ? kp->key : NULL;
 	int err, tries = 1;
 
-	while (!(err = read_both(ks, kallsyms, ftrace)) && key) {
+	while (!(err = read_both(ks, kallsyms, ftrace)) && kp) {
 		after = kp->key_now();
-		if (after && !strcmp(after, key))
-			break;
-		if (!after || tries++ == KSYMS_READ_TRIES) {
+		if (after ? key && !strcmp(after, key) : !key)
+			break; /* the same key, or none before and after: as read */
+		if (tries++ == KSYMS_READ_TRIES) {
 			ks->source =
 				"kernel (not kept: the modules kept changing while it was read)";
+			ks->unsettled = true;
 			key = NULL;
 			break;
 		}
@@ -239,8 +240,9 @@ static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *con
 		key = owned;
 		after = NULL;
 	}
-	if (!err && key && owned)
-		ks->source = "kernel (read again: the modules changed while it was read)";
+	if (!err && owned && !ks->unsettled)
+		ks->source = key ? "kernel (read again: the modules changed while it was read)"
+				 : "kernel (read again, not kept: a module was loading)";
 	if (!err && key && ks->ftrace_buf &&
 	    ft_ksyms_cache_write(kp->dir, key, ks->kallsyms_buf, strlen(ks->kallsyms_buf),
 				 ks->ftrace_buf, strlen(ks->ftrace_buf)))
@@ -302,6 +304,7 @@ int ft_ksyms_load(struct ft_ksyms **out, bool use_cache)
 		return -ENOMEM;
 	key = use_cache ? ft_ksyms_cache_key() : NULL;
 	kp.key = key;
+	/* Without a key a module may be loading: its end moves the tables too. */
 	if (!use_cache)
 		ks->source = "kernel (--no-symbol-cache)";
 	else if (!key)
@@ -313,7 +316,7 @@ int ft_ksyms_load(struct ft_ksyms **out, bool use_cache)
 		ks->source = "cache";
 		err = parse_both(ks);
 	} else {
-		err = load_files(ks, "/proc/kallsyms", ftrace, &kp);
+		err = load_files(ks, "/proc/kallsyms", ftrace, use_cache ? &kp : NULL);
 	}
 	free(key);
 	return loaded(ks, err, out);
