@@ -122,9 +122,9 @@ static int module_present(const struct ft_disc *d, struct ft_targets *tg, const 
 	if (ft_ksyms_unsettled(d->ks)) {
 		fprintf(stderr,
 			"fibtrace: %s's fib_read is not in /proc/kallsyms, which modules being "
-			"loaded or unloaded changed during each of 10 reads: run again once they "
+			"loaded or unloaded changed during each of %d reads: run again once they "
 			"settle\n",
-			d->module);
+			d->module, FT_KSYMS_READ_TRIES);
 		return -FT_EXIT_NO_FIBDRV;
 	}
 	if (strcmp(d->module, "fibdrv")) {

@@ -201,9 +201,6 @@ static int read_both(struct ft_ksyms *ks, const char *kallsyms, const char *cons
 	return err;
 }
 
-/* Reads of the tables before giving up on a state that holds still. */
-#define KSYMS_READ_TRIES 10
-
 /*
  * Reads both files; with @kp, until they describe one state of the kernel:
  * the key made before a read is still the key after it. A module loaded or
@@ -212,7 +209,7 @@ static int read_both(struct ft_ksyms *ks, const char *kallsyms, const char *cons
  * a run once found no fib_read at all), so the files are read again, under
  * the key of the state now. The tables that held still are kept under their
  * key for the next run (kprobe.multi attaches by their addresses); after
- * KSYMS_READ_TRIES reads that did not, the last is used and not kept.
+ * FT_KSYMS_READ_TRIES reads that did not, the last is used and not kept.
  */
 static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *const *ftrace,
 		      const struct keep *kp)
@@ -225,7 +222,7 @@ static int load_files(struct ft_ksyms *ks, const char *kallsyms, const char *con
 		after = kp->key_now();
 		if (after ? key && !strcmp(after, key) : !key)
 			break; /* the same key, or none before and after: as read */
-		if (tries++ == KSYMS_READ_TRIES) {
+		if (tries++ == FT_KSYMS_READ_TRIES) {
 			ks->source =
 				"kernel (not kept: the modules kept changing while it was read)";
 			ks->unsettled = true;

@@ -31,14 +31,16 @@ struct ft_ksyms;
  * --no-symbol-cache) from the cache (ksyms_cache.c) when its key matches,
  * else from the kernel and kept for the next run; ft_ksyms_source() says which.
  */
+/* Reads of the tables before giving up on a state of the modules that holds still. */
+#define FT_KSYMS_READ_TRIES 10
 int ft_ksyms_load(struct ft_ksyms **out, bool use_cache);
 /* The same from other files (tests): @ftrace, NULL-terminated, the first readable. */
 int ft_ksyms_load_from(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace);
 /*
  * From files, kept in @dir under @key only if @key_now() still returns @key
- * once they are read; read again under the new key when it moved, up to 10
- * times, then used and not kept (ft_ksyms_unsettled) (ft_ksyms_load's path, with the files and
- * the key named: the tests').
+ * once they are read; read again under the new key when it moved, up to
+ * FT_KSYMS_READ_TRIES times, then used and not kept (ft_ksyms_unsettled).
+ * ft_ksyms_load's path, with the files and the key named: the tests'.
  */
 int ft_ksyms_load_keyed(struct ft_ksyms **out, const char *kallsyms, const char *const *ftrace,
 			const char *dir, const char *key, char *(*key_now)(void));
