@@ -170,7 +170,7 @@ int ft_compare_report(struct ft_compare *c, struct ft_run *run, FILE *f)
 {
 	int ret = 0;
 
-	c->exact = cmp_exact_clock(run);
+	c->exact = ft_run_clock_exact(run);
 	if (cmp_analyze(c) || (c->attr && cmp_attr_analyze(c))) {
 		fprintf(stderr, "fibtrace: --compare: out of memory in the statistics\n");
 		return -FT_EXIT_ERROR;

@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "compare.h"
 #include "model/run.h"
@@ -116,16 +115,10 @@ static inline bool cmp_compensated(const struct ft_compare *c, const struct ft_r
 	return run->overhead.on && !c->o.attribute;
 }
 
-/* Times are instruction counts (QEMU icount): the exact decision (ft_cmp_exact). */
-static inline bool cmp_exact_clock(const struct ft_run *run)
-{
-	return !strcmp(run->clock, "instructions");
-}
-
 /* Reads back to back per visit, of which the cheapest counts (compare.h). */
 static inline unsigned int cmp_burst(const struct ft_run *run)
 {
-	return cmp_exact_clock(run) ? FT_CMP_EXACT_BURST : 1;
+	return ft_run_clock_exact(run) ? FT_CMP_EXACT_BURST : 1;
 }
 
 /* The i-th value of n. */

@@ -315,7 +315,7 @@ int cmp_hygiene_verdict(struct ft_compare *c, struct ft_run *run)
 	int nwarn = 0, h;
 
 	/* Instruction counts (QEMU icount) do not depend on how the host schedules the vCPU. */
-	for (h = 0; h < c->nhy && !strcmp(run->clock, "instructions"); h++)
+	for (h = 0; h < c->nhy && ft_run_clock_exact(run); h++)
 		if (!strcmp(c->hy[h].name, "virtualization")) {
 			c->hy[h].status = HY_INFO;
 			snprintf(c->hy[h].detail, sizeof(c->hy[h].detail),

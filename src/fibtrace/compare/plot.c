@@ -63,7 +63,7 @@ static void write_script(FILE *f, const struct ft_compare *c, const struct ft_ru
 		 ft_cmp_kind_name(c->o.kind), ft_cmp_metric_name(c->o.metric), run->kernel);
 	fprintf(f, "set title %s\n", gnuplot_quote(q, sizeof(q), text));
 	fprintf(f, "set xlabel 'n'\nset ylabel '%s'\nset logscale y\nset grid\nset key left top\n",
-		strcmp(run->clock, "instructions") ? "ns" : "instructions (QEMU icount)");
+		!ft_run_clock_exact(run) ? "ns" : "instructions (QEMU icount)");
 	fprintf(f, "plot ");
 	for (v = 0; v < c->nv; v++)
 		fprintf(f, "%s'%s' index %d using 1:2:3:4 with yerrorlines pt 7 ps 0.4 title %s",

@@ -321,7 +321,7 @@ void ft_run_clocksource(struct ft_run *run)
 
 const char *ft_run_clock_desc(const struct ft_run *run)
 {
-	if (!strcmp(run->clock, "instructions"))
+	if (ft_run_clock_exact(run))
 		return "instructions (QEMU icount: 1 ns = 1 instruction)";
 	if (!strcmp(run->vm, "tcg"))
 		return "real (QEMU TCG: an emulated CPU, ~10x slower, noisy)";

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fibdev.h"
 #include "fibtrace.h"
@@ -195,11 +196,11 @@ struct ft_timeline {
  * detach, when the run's links were destroyed (before the report).
  */
 struct ft_startup {
-	const char *plan;    /* "fentry", "kprobe.multi", "kprobe" */
-	const char *reason;  /* why auto chose it, or "forced by --attach" */
+	const char *plan;     /* "fentry", "kprobe.multi", "kprobe" */
+	const char *reason;   /* why auto chose it, or "forced by --attach" */
 	char reason_buf[192]; /* a reason with figures (plan.c: ft_plan_weigh) */
-	int programs;	     /* BPF programs loaded for the traced functions */
-	const char *symbols; /* where discovery's kernel tables came from (ksyms.h) */
+	int programs;	      /* BPF programs loaded for the traced functions */
+	const char *symbols;  /* where discovery's kernel tables came from (ksyms.h) */
 	double discover_s, load_s, attach_s, calibrate_s, detach_s;
 	double total_s; /* process start to recording (FT_ON) */
 };
@@ -264,17 +265,18 @@ struct ft_run {
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
 	const struct ft_sim *sim;     /* --cachesim=join: the same reads simulated; NULL without */
 	struct ft_overhead overhead;
-	/* fibtrace's heap in use when the counts were last read (tracer_collect.c); -1: not known */
+	/* fibtrace's heap in use when the counts were last read (tracer_collect.c); -1: not known
+	 */
 	long long heap_bytes;
 	/* The call tree (tree.c): nodes, the hottest root, what it kept. */
 	struct ft_tnode *tree;
 	size_t ntree, captree; /* captree: kept across -i intervals (no realloc churn) */
-	int tree_root;	/* first root (roots chained by next); -1 for none */
-	bool tree_on;	/* not --no-tree */
-	bool off_cpu;	/* --off-cpu, and measured (sched_switch attached) */
-	bool tree_full; /* --tree: every path, not only those >= 5% of their root */
-	bool all;	/* --all: every text section in full */
-	__u64 tree_n;	/* --tree-n: only reads of F(tree_n); FT_TREE_ALL_N for all */
+	int tree_root;	       /* first root (roots chained by next); -1 for none */
+	bool tree_on;	       /* not --no-tree */
+	bool off_cpu;	       /* --off-cpu, and measured (sched_switch attached) */
+	bool tree_full;	       /* --tree: every path, not only those >= 5% of their root */
+	bool all;	       /* --all: every text section in full */
+	__u64 tree_n;	       /* --tree-n: only reads of F(tree_n); FT_TREE_ALL_N for all */
 	/* The attach plan and how long starting and stopping took (plan.c). */
 	struct ft_startup startup;
 	/* The timeline (timeline.c): the reads chosen, the call events drained. */
@@ -310,6 +312,11 @@ void ft_run_clocksource(struct ft_run *run);
 bool ft_cpuid_hypervisor(char vendor[13]);
 /* One phrase for report headers: "instructions (QEMU TCG icount: 1 ns = 1 instruction)". */
 const char *ft_run_clock_desc(const struct ft_run *run);
+/* Times are instruction counts (QEMU icount: run->clock "instructions"). */
+static inline bool ft_run_clock_exact(const struct ft_run *run)
+{
+	return !strcmp(run->clock, "instructions");
+}
 /* CLOCK_MONOTONIC in seconds. */
 double ft_now_s(void);
 

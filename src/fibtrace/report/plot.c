@@ -133,7 +133,7 @@ static void write_script(FILE *f, const struct ft_run *run, const char *data, co
 	latency_title(f, run, d);
 	/* Under QEMU icount a "ns" is an instruction: the axis says which clock. */
 	fprintf(f, "set xlabel 'n'\nset ylabel '%s'\nset logscale y\nset grid\nset key left top\n",
-		strcmp(run->clock, "instructions") ? "ns" : "instructions (QEMU icount)");
+		!ft_run_clock_exact(run) ? "ns" : "instructions (QEMU icount)");
 	fprintf(f, "plot ");
 	for (i = 0, k = 0; i < d->nblocks; i++)
 		if (d->resolved[i])

@@ -353,7 +353,7 @@ void ft_calib_context_costs(struct ft_run *run, const struct calib_rounds *cr)
 {
 	struct ft_cost_context *x = &run->overhead.ctx;
 	struct ft_cost *cost = &run->overhead.mode[x->mode];
-	bool exact = !strcmp(run->clock, "instructions");
+	bool exact = ft_run_clock_exact(run);
 	double full[FT_CALIB_ROUNDS], other = 0, ref, lo = 0, hi = 0;
 	int r, m;
 

@@ -66,7 +66,7 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 
 	c->fd = -1;
 	c->buf = NULL;
-	c->exact = !strcmp(run->clock, "instructions");
+	c->exact = ft_run_clock_exact(run);
 	if (!tg->ncalib)
 		return 0;
 	c->fd = fibdev_open(device, NULL, -1, "fibtrace: calibration");

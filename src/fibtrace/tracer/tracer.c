@@ -263,7 +263,7 @@ static void configure(struct ft_tracer *tr)
 	 * a hash map's seed is random: which paths share a bucket of the call
 	 * tree, and so what a traced call costs, changed from run to run.
 	 */
-	if (!strcmp(run->clock, "instructions"))
+	if (ft_run_clock_exact(run))
 		bpf_map__set_map_flags(skel->maps.tree,
 				       bpf_map__map_flags(skel->maps.tree) | BPF_F_ZERO_SEED);
 	skel->rodata->calib_first_slot = tr->tg->count;
