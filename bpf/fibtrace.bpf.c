@@ -88,6 +88,8 @@ struct ft_frame {
 	__u64 parent;
 	__u64 off_at; /* the task's off_ns at entry */
 	__u64 child_out; /* --attribute: its children's tracing cost outside their intervals */
+	__u64 probe_at; /* the task's probe_ns once its entry program ended */
+	__u32 probe_pre; /* its entry program's own time, self-timed */
 	__u32 slot;
 	__u32 tree; /* 0: not in the tree; 1: in it; 2: folded into an outer call */
 };
@@ -97,6 +99,7 @@ struct ft_durs {
 	__u64 start, dur, self, comp, comp_self;
 	__u64 err; /* compensation error bound of comp */
 	__u64 off; /* switched out inside it */
+	__u64 probe; /* its traced descendants' programs, self-timed (ft_task.probe_ns) */
 	bool clamped;
 };
 
@@ -126,6 +129,13 @@ struct ft_task {
 	__u64 off_since;     /* when it was switched out; 0 while on a CPU */
 	__u32 switches;	     /* cumulative */
 	__u32 read_switches; /* switches at fib_read's entry */
+	/*
+	 * The time its entry and exit programs took, each timed from its first
+	 * instruction to its last clock read (cumulative): what a frame's
+	 * traced descendants cost outside their intervals beyond the constant
+	 * calibrated for them (struct ft_frame.probe_at).
+	 */
+	__u64 probe_ns;
 	__u32 sk;	     /* its stack in stacks, while sk_held */
 	__u32 sk_held;	     /* holds stacks[sk]: from its outermost entry to that call's exit */
 };
@@ -251,14 +261,17 @@ static __always_inline void count_root(__u32 slot, int dropped)
 /* The task's stack of open calls: drop_stale() and find_frame(). */
 #include "stack.bpf.h"
 
-/* @root: the call had no traced call open below it (ft_func_stats.root_entered). */
-static __always_inline void account(__u32 slot, const struct ft_durs *c, bool root)
+/*
+ * @root: the call had no traced call open below it (ft_func_stats.root_entered).
+ * Its figures, or NULL for a slot past the map's end.
+ */
+static __always_inline struct ft_func_stats *account(__u32 slot, const struct ft_durs *c, bool root)
 {
 	struct ft_func_stats *fs = bpf_map_lookup_elem(&stats, &slot);
 	__u64 dur = c->dur;
 
 	if (!fs)
-		return;
+		return NULL;
 	/*
 	 * Per-CPU values and programs that run with migration disabled: plain
 	 * adds suffice; a locked add costs more than the rest of the update.
@@ -279,6 +292,7 @@ static __always_inline void account(__u32 slot, const struct ft_durs *c, bool ro
 	fs->off_ns += c->off;
 	fs->off_calls += c->off != 0;
 	fs->root_returned += root;
+	return fs;
 }
 
 /* Whether the current task belongs to process @tgid, as fibtrace's pid namespace numbers it. */
@@ -331,17 +345,20 @@ static __always_inline bool is_stage(__u32 slot)
 #include "read.bpf.h"
 
 /*
- * Entry of any slot; @id identifies the call (its stack address: the
- * trampoline frame for fentry, the stack pointer for kprobes). @arg is
- * fibdrv_copy's length argument; for fib_read, @n and @algo are the read's.
- * Only fib_read and the module's functions create task state:
+ * Entry of any slot; @slot_algo is the slot, and for fib_read the read's
+ * algorithm in its upper 32 bits (a BPF function takes five arguments); @id
+ * identifies the call (its stack address: the trampoline frame for fentry,
+ * the stack pointer for kprobes). @arg is fibdrv_copy's length argument; for
+ * fib_read, @n is the read's. @t0: the clock at the program's first
+ * instruction. Only fib_read and the module's functions create task state:
  * _copy_to_user counts only inside a read.
  */
-static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64 id)
+static __noinline int on_entry(__u64 slot_algo, __u64 n, __u64 arg, __u64 id, __u64 t0)
 {
+	__u32 slot = (__u32)slot_algo, d;
 	struct ft_stack *sk;
 	struct ft_task *st;
-	__u32 d;
+	__u64 t;
 
 	if (skip(slot))
 		return 0;
@@ -373,7 +390,7 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	if (slot == FT_SLOT_COPY && st->in_read)
 		st->copy_bytes += arg;
 	else if (slot == FT_SLOT_READ)
-		read_begin(st, sk, n, algo);
+		read_begin(st, sk, n, slot_algo >> 32);
 	d = st->depth;
 	if (d >= FT_STACK_DEPTH) {
 		st->depth = d + 1;
@@ -397,8 +414,15 @@ static __noinline int on_entry(__u32 slot, __u64 n, __u64 algo, __u64 arg, __u64
 	st->depth = d + 1;
 	if (nr_events)
 		counters_on_entry(d);
-	/* Last: the time spent above is not charged to the call. */
-	sk->frame[d].start = bpf_ktime_get_ns();
+	/*
+	 * Last: the time spent above is not charged to the call, and is
+	 * measured, not calibrated: its parent subtracts it (probe_at).
+	 */
+	t = bpf_ktime_get_ns();
+	sk->frame[d].start = t;
+	sk->frame[d].probe_pre = t - t0;
+	st->probe_ns += t - t0;
+	sk->frame[d].probe_at = st->probe_ns;
 	return 0;
 idle:
 	/* Stale frames dropped and nothing pushed: the stack goes back. */
@@ -410,15 +434,19 @@ idle:
 /*
  * Frame @i of @slot ended after @dur ns: its figures, raw and compensated
  * (bpf/fibtrace.h, struct ft_func_stats), and what its parent inherits.
+ * What its traced descendants' programs timed of themselves (@probe) is
+ * subtracted as measured, their calibrated costs (desc_ns) beside it.
  */
 static __always_inline void frame_end(struct ft_task *st, struct ft_stack *sk, __u32 i, __u32 slot,
 				      __u64 dur, struct ft_durs *c)
 {
 	struct ft_frame *f = &sk->frame[i & (FT_STACK_DEPTH - 1)], *parent;
 	__u32 s = slot & (FT_MAX_SLOTS - 1);
-	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns;
+	__u64 probe = st->probe_ns - f->probe_at;
+	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns - (__s64)probe;
 
 	c->start = f->start;
+	c->probe = probe;
 	c->dur = dur;
 	c->self = dur > f->child_ns ? dur - f->child_ns : 0;
 	c->comp = comp < 0 ? 0 : comp;
@@ -435,18 +463,24 @@ static __always_inline void frame_end(struct ft_task *st, struct ft_stack *sk, _
 	parent->desc_ns += f->desc_ns + cost_full[s];
 	parent->desc_err += f->desc_err + err_full[s];
 	parent->comp_child_ns += c->comp;
+	/* Its own programs' time joins the parent's at its exit (on_exit); its descendants'
+	 * are the parent's descendants' too, not its direct children's. */
 	if (read_funcs) /* without --attribute the verifier drops this */
-		parent->child_out += cost_full[s] - cost_in[s];
+		parent->child_out += cost_full[s] - cost_in[s] - probe;
 }
 
-/* Exit of any slot; @id as at entry (so frames pair by identity, not by slot). */
-static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
+/*
+ * Exit of any slot; @id as at entry (so frames pair by identity, not by
+ * slot); @now: the clock at the program's first instruction, the call's end.
+ */
+static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
+	struct ft_func_stats *fs;
 	struct ft_stack *sk;
 	struct ft_task *st;
 	struct ft_durs c;
 	__u32 d, found;
+	__u64 t;
 
 	if (skip(slot))
 		return 0;
@@ -479,14 +513,16 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 	found &= FT_STACK_DEPTH - 1;
 	st->depth = found;
 	frame_end(st, sk, found, slot, now - sk->frame[found].start, &c);
-	account(slot, &c, found == 0);
+	fs = account(slot, &c, found == 0);
+	if (fs)
+		fs->probe_ns += sk->frame[found].probe_pre;
 	if (sk->frame[found].tree)
 		tree_account(st, sk, found, &c);
 	/* Its raw self time less the tracing inside it, not clamped (bpf/fibtrace.h). */
 	if (read_funcs && st->in_read)
 		sk->read_self.self_ns[slot & (FT_MAX_SLOTS - 1)] +=
 			(__s64)c.self - cost_in[slot & (FT_MAX_SLOTS - 1)] -
-			sk->frame[found].child_out;
+			sk->frame[found].child_out - c.probe;
 	if (trace_mode && st->in_read && st->tracing)
 		emit_call(slot, found, &c);
 	if (nr_events)
@@ -495,6 +531,16 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id)
 		read_stage(st, sk, slot, &c, ret);
 	if (!found)
 		stack_put(st, sk);
+	/*
+	 * Last, the same few instructions for every call: the time this program
+	 * took, for the parent to subtract as measured (a traced call's cost
+	 * varies with its function, depth, maps and figures: all of that is in
+	 * here), and for the calibration, whose constant is the rest.
+	 */
+	t = bpf_ktime_get_ns() - now;
+	st->probe_ns += t;
+	if (fs)
+		fs->probe_ns += t;
 	return 0;
 }
 
@@ -556,7 +602,7 @@ int BPF_PROG(ft_task_exit)
 #define KPROBE_ID ((__u64)PT_REGS_SP(ctx))
 #define KRETPROBE_ID ((__u64)PT_REGS_SP(ctx) - sizeof(long))
 
-static __always_inline int read_entry(struct file *file, loff_t *ppos, __u64 id)
+static __always_inline int read_entry(struct file *file, loff_t *ppos, __u64 id, __u64 t0)
 {
 	struct fibdrv_file *ff;
 	__u64 n = 0;
@@ -570,44 +616,58 @@ static __always_inline int read_entry(struct file *file, loff_t *ppos, __u64 id)
 		return 0;
 	ff = BPF_CORE_READ(file, private_data);
 	bpf_probe_read_kernel(&n, sizeof(n), ppos);
-	return on_entry(FT_SLOT_READ, n, BPF_CORE_READ(ff, algo_id), 0, id);
+	return on_entry(FT_SLOT_READ | (__u64)BPF_CORE_READ(ff, algo_id) << 32, n, 0, id, t0);
 }
 
 /* The fixed slots with arguments or roles: fib_read, fibdrv_copy, _copy_to_user. */
 SEC("ftfentry")
 int FT_TRACING(FT_PROG(fe, 0), struct file *file, char *buf, size_t size, loff_t *ppos)
 {
-	return read_entry(file, ppos, FENTRY_ID);
+	__u64 t0 = bpf_ktime_get_ns();
+
+	return read_entry(file, ppos, FENTRY_ID, t0);
 }
 
 SEC("ftfexit")
 int FT_TRACING(FT_PROG(fx, 0), struct file *file, char *buf, size_t size, loff_t *ppos,
 	     ssize_t ret)
 {
-	return on_exit(FT_SLOT_READ, ret, FENTRY_ID);
+	__u64 t0 = bpf_ktime_get_ns();
+
+	return on_exit(FT_SLOT_READ, ret, FENTRY_ID, t0);
 }
 
 SEC("ftfentry")
 int FT_TRACING(FT_PROG(fe, 3), char *ubuf, const char *kbuf, size_t len)
 {
-	return on_entry(FT_SLOT_COPY, 0, 0, len, FENTRY_ID);
+	__u64 t0 = bpf_ktime_get_ns();
+
+	return on_entry(FT_SLOT_COPY, 0, len, FENTRY_ID, t0);
 }
 
 SEC("ftfexit")
 int FT_TRACING(FT_PROG(fx, 3))
 {
-	return on_exit(FT_SLOT_COPY, 0, FENTRY_ID);
+	__u64 t0 = bpf_ktime_get_ns();
+
+	return on_exit(FT_SLOT_COPY, 0, FENTRY_ID, t0);
 }
 
-/* Generic slots: no arguments needed (fentry/fexit; kprobes share ft_kp_entry/exit). */
-#define SLOT(i)                                                  \
-	SEC("ftfentry") int FT_TRACING(FT_PROG(fe, i))           \
-	{                                                        \
-		return on_entry(i, 0, 0, 0, FENTRY_ID);          \
-	}                                                        \
-	SEC("ftfexit") int FT_TRACING(FT_PROG(fx, i))            \
-	{                                                        \
-		return on_exit(i, 0, FENTRY_ID);                 \
+/*
+ * Generic slots: no arguments needed (fentry/fexit; kprobes share
+ * ft_kp_entry/exit). Every program reads the clock first: what it does
+ * after that is timed (on_entry, on_exit).
+ */
+#define SLOT(i)                                                   \
+	SEC("ftfentry") int FT_TRACING(FT_PROG(fe, i))            \
+	{                                                         \
+		__u64 t0 = bpf_ktime_get_ns();                    \
+		return on_entry(i, 0, 0, FENTRY_ID, t0);          \
+	}                                                         \
+	SEC("ftfexit") int FT_TRACING(FT_PROG(fx, i))             \
+	{                                                         \
+		__u64 t0 = bpf_ktime_get_ns();                    \
+		return on_exit(i, 0, FENTRY_ID, t0);              \
 	}
 
 /* slot 4 is _copy_to_user (FT_SLOT_COPY_TO_USER): on_entry keeps it to fib_read */
@@ -644,17 +704,21 @@ SLOT(2) SLOT(4) SLOT(5) SLOT(6) SLOT(7) SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(1
  */
 static __always_inline int cookie_entry(struct pt_regs *ctx)
 {
+	/* First: finding the cookie (kprobe.multi: a binary search) is timed. */
+	__u64 t0 = bpf_ktime_get_ns();
 	__u32 slot = bpf_get_attach_cookie(ctx);
 
 	if (slot == FT_SLOT_READ)
 		return read_entry((struct file *)PT_REGS_PARM1(ctx), (loff_t *)PT_REGS_PARM4(ctx),
-				  KPROBE_ID);
-	return on_entry(slot, 0, 0, slot == FT_SLOT_COPY ? PT_REGS_PARM3(ctx) : 0, KPROBE_ID);
+				  KPROBE_ID, t0);
+	return on_entry(slot, 0, slot == FT_SLOT_COPY ? PT_REGS_PARM3(ctx) : 0, KPROBE_ID, t0);
 }
 
 static __always_inline int cookie_exit(struct pt_regs *ctx, long ret)
 {
-	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID);
+	__u64 t0 = bpf_ktime_get_ns();
+
+	return on_exit(bpf_get_attach_cookie(ctx), ret, KRETPROBE_ID, t0);
 }
 
 SEC("kprobe.multi")

@@ -63,11 +63,15 @@
 enum ft_enabled { FT_OFF, FT_ON, FT_CALIBRATING, FT_CALIB_CONTEXT };
 
 /*
- * Overhead compensation (docs/measurement.md): user space calibrates, per
- * slot, what a traced call costs its caller (full) and what part of that
- * falls inside the call's own measured interval (in). A call's compensated
- * duration is its measured one minus its own in-interval part and minus the
- * full cost of every traced call beneath it; its compensated self time is
+ * Overhead compensation (docs/measurement.md): every entry and exit program
+ * times itself, from its first instruction to its last clock read (probe_ns:
+ * what its maps, stack, tree and figures cost this call), and user space
+ * calibrates, per slot, the rest of what a traced call costs its caller
+ * (full: the trampoline or kprobe, running the program) and what part of
+ * that falls inside the call's own measured interval (in). A call's
+ * compensated duration is its measured one minus its own in-interval part
+ * and minus, for every traced call beneath it, its programs' measured time
+ * and the calibrated full cost; its compensated self time is
  * that minus its children's compensated durations. Both are clamped at 0
  * (counted in comp_clamped). With no calibration the costs are 0 and the
  * compensated figures equal the raw ones.
@@ -95,6 +99,12 @@ struct ft_func_stats {
 	__u64 root_entered;
 	__u64 root_returned;
 	__u64 root_dropped;
+	/*
+	 * The calls' entry and exit programs, each timed from its first
+	 * instruction to its last clock read: what compensation subtracts as
+	 * measured; the calibrated cost (cost_full) is the rest, constant.
+	 */
+	__u64 probe_ns;
 	__u64 hist[FT_HIST_SLOTS]; /* call durations (total time) */
 	__u64 comp_hist[FT_HIST_SLOTS]; /* compensated call durations */
 };
@@ -219,6 +229,7 @@ struct ft_read_rec {
 	__u64 comp_stage_ns[FT_STAGES];
 	__u64 comp_copy_ns;
 	__u64 comp_err_ns; /* error bound of comp_total_ns */
+	__u64 probe_ns; /* the traced calls' programs inside it, self-timed (ft_func_stats) */
 	__u64 start_ns; /* fib_read's start (bpf_ktime_get_ns) */
 	__u64 off_ns; /* time the reading task spent switched out inside fib_read */
 	__s64 ret; /* fib_read return value */

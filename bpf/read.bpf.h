@@ -50,6 +50,7 @@ static __always_inline void emit_read(struct ft_task *st, struct ft_stack *sk,
 	r->calls = st->calls;
 	r->comp_total_ns = c->comp;
 	r->comp_err_ns = c->err;
+	r->probe_ns = c->probe;
 	r->start_ns = c->start;
 	r->off_ns = c->off;
 	r->switches = st->switches - st->read_switches;

@@ -46,6 +46,9 @@ command -v vng >/dev/null || { echo "vmtest: vng not found (make deps)" >&2; exi
 vm_choose "$image" || exit 2
 accel=(--disable-kvm)
 [ "$VM_HOW" = kvm ] && accel=() # KVM is vng's own default
+# VM_VERBOSE=1: the kernel's console messages too (a guest that dies
+# without a word from its command may have said why there).
+[ -n "${VM_VERBOSE:-}" ] && accel+=(--verbose)
 # VM_QEMU_EXTRA: more QEMU options (make bench-fncount's -plugin).
 qemu=${VM_QEMU_EXTRA:-}
 [ "$VM_HOW" = tcg-icount ] && qemu="-icount shift=0,align=off,sleep=off${qemu:+ $qemu}"

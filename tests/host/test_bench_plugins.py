@@ -14,6 +14,7 @@ counting in a guest is checked by the benchmarks themselves: calls per read
 must agree with fibtrace's (bench-fncount), fibdrv's own instructions must
 come out 0 (bench-parts). Prints PASS/FAIL lines (tests/run.sh counts them).
 """
+import re
 import json
 import os
 import shutil
@@ -81,7 +82,7 @@ def account_line():
     """A line inside fibtrace.bpf.c's account(), as the source has it now."""
     with open("bpf/fibtrace.bpf.c") as f:
         for i, text in enumerate(f, 1):
-            if text.startswith("static __always_inline void account("):
+            if re.match(r"static __always_inline .*\baccount\(", text):
                 return i + 2
     raise SystemExit("test_bench_plugins: no account() in bpf/fibtrace.bpf.c")
 

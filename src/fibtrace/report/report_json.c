@@ -50,8 +50,11 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 		"    \"overhead\": {\"compensated\": %s, \"method\": ", o->on ? "true" : "false");
 	json_str(
 		f,
-		"per traced call: its own in-interval cost and the full cost of each traced "
-		"call beneath it subtracted; costs calibrated at start-up on fibdrv_calib0/1 "
+		"per traced call: its own in-interval cost and, for each traced call beneath it, "
+		"the time its entry and exit programs timed of themselves (each from its first "
+		"instruction to its last clock read: functions[].compensated.probe_ns) plus the "
+		"calibrated full cost, the rest, subtracted; costs calibrated at start-up on "
+		"fibdrv_calib0/1 "
 		"(and in a sweep again every 2 s between reads), the midpoint of warm "
 		"(back-to-back) and cold (after real work) calls, times the factor a call of "
 		"the module's own measured in context (a sweep: reads of F(n) less refused reads, "
@@ -211,10 +214,12 @@ static void json_func_comp(FILE *f, const struct ft_run *run, const struct ft_fu
 		",\n      \"compensated\": {\"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64
 		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
 		", \"p99_ns\": %" PRIu64 ", \"total_error_ns\": %" PRIu64
-		", \"avg_error_ns\": %" PRIu64 ", \"clamped\": %" PRIu64 ", ",
+		", \"avg_error_ns\": %" PRIu64 ", \"clamped\": %" PRIu64 ", \"probe_ns\": %" PRIu64
+		", ",
 		(uint64_t)c.total, (uint64_t)c.self, (uint64_t)c.avg, (uint64_t)c.p50,
 		(uint64_t)c.p90, (uint64_t)c.p99, (uint64_t)s->comp_err_ns,
-		(uint64_t)(s->count ? s->comp_err_ns / s->count : 0), (uint64_t)s->comp_clamped);
+		(uint64_t)(s->count ? s->comp_err_ns / s->count : 0), (uint64_t)s->comp_clamped,
+		(uint64_t)s->probe_ns);
 	json_hist(f, run, "hist", s->comp_hist);
 	fputc('}', f);
 }

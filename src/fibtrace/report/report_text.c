@@ -39,7 +39,8 @@ static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k,
 	       fabs(k->cold.full_ns - k->warm.full_ns) * k->ratio + k->ctx_err +
 		       FT_COST_CALL_SPREAD * (k->warm.full_ns + k->cold.full_ns) / 2 * k->ratio,
 	       FMT_NS_SIG4);
-	fprintf(f, "  a traced %s call costs its caller %s warm, %s cold", ft_mode_name(m), a, b);
+	fprintf(f, "  a traced %s call costs its caller %s warm, %s cold besides its programs",
+		ft_mode_name(m), a, b);
 	if (x->done && x->mode == m) {
 		fmt_ns(a, sizeof(a), x->full_ns, FMT_NS_SIG4);
 		fmt_ns(b, sizeof(b), x->read_in_ns, FMT_NS_SIG4);
@@ -47,7 +48,8 @@ static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k,
 			x->reads ? "reads of " : "", (unsigned long long)x->n, x->calls);
 		fprintf(f, x->reads ? " each; fib_read's own %s)" : ")", b);
 	}
-	fprintf(f, ": %s subtracted per call, error bound +-%s (± columns)\n", c, d);
+	fprintf(f, ": %s subtracted per call besides that, error bound +-%s (± columns)\n", c,
+		d);
 	if (!k->recals)
 		return;
 	fmt_ns(a, sizeof(a), k->run_full_min, FMT_NS_SIG4);
@@ -60,10 +62,27 @@ static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k,
 		k->recals, a, b, c, d);
 }
 
+/*
+ * What the traced calls' programs timed of themselves, per call (bpf/fibtrace.h:
+ * ft_func_stats.probe_ns): subtracted as measured, beside the calibrated cost.
+ */
+static double probe_per_call(const struct ft_targets *tg)
+{
+	double probe = 0, calls = 0;
+	int i;
+
+	for (i = 0; i < tg->count; i++) {
+		probe += (double)tg->t[i].st.probe_ns;
+		calls += (double)tg->t[i].st.count;
+	}
+	return calls ? probe / calls : 0;
+}
+
 /* Whether figures are compensated, with what costs (calibrate.h). */
 static void text_overhead(FILE *f, const struct ft_run *run)
 {
 	const struct ft_overhead *o = &run->overhead;
+	char a[32];
 	int m;
 
 	if (!o->on) {
@@ -73,6 +92,9 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 	}
 	fprintf(f, "times marked * are compensated for fibtrace's own cost "
 		   "(fibtrace(8), COMPENSATION); JSON has both\n");
+	fmt_ns(a, sizeof(a), probe_per_call(run->targets), FMT_NS_SIG4);
+	fprintf(f, "  the traced calls' programs timed themselves: %s per call on average, "
+		   "subtracted call by call as measured; and calibrated:\n", a);
 	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++)
 		if (o->mode[m].valid && o->mode[m].funcs)
 			text_cost(f, m, &o->mode[m], &o->ctx);
@@ -87,7 +109,7 @@ static void text_header_short(FILE *f, const struct ft_run *run)
 	const struct ft_targets *tg = run->targets;
 	const struct ft_overhead *o = &run->overhead;
 	const struct ft_cost *k = NULL;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 	int m;
 
 	fprintf(f, "fibtrace: kernel %s, clock %s\n", run->kernel, ft_run_clock_desc(run));
@@ -106,11 +128,13 @@ static void text_header_short(FILE *f, const struct ft_run *run)
 			   "inside it\n");
 		return;
 	}
-	fmt_ns(a, sizeof(a), k->full_ns, FMT_NS_SIG4);
-	fmt_ns(b, sizeof(b), k->full_err, FMT_NS_SIG4);
+	fmt_ns(a, sizeof(a), probe_per_call(tg), FMT_NS_SIG4);
+	fmt_ns(b, sizeof(b), k->full_ns, FMT_NS_SIG4);
+	fmt_ns(c, sizeof(c), k->full_err, FMT_NS_SIG4);
 	fprintf(f,
-		"* compensated: %s subtracted per traced call, +-%s (--all: how; JSON has raw)\n",
-		a, b);
+		"* compensated: per traced call, what its programs timed of themselves (%s on "
+		"average) and %s calibrated, +-%s (--all: how; JSON has raw)\n",
+		a, b, c);
 }
 
 static void text_header(FILE *f, const struct ft_run *run)

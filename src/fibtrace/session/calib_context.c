@@ -10,7 +10,9 @@
  * median read less the median refusal, timed from user space untraced, from
  * each read's record (fib_read's interval) traced. The syscall path cancels;
  * what is left is fib_read's work and, traced, the cost of every traced call
- * inside it as a read makes them (its stages, the same attach set). The
+ * inside it as a read makes them (its stages, the same attach set), less
+ * what their programs timed of themselves (BPF subtracts that as measured;
+ * the calibrated cost is the rest). The
  * interval BPF records for a refused read is fib_read's own in-interval cost
  * (its body is a compare and a return, which the untraced truth subtracts
  * the same way). Otherwise (a command, -p, waiting: the reads are not
@@ -127,8 +129,9 @@ static int timed_reads(struct ft_calib *c, __u64 n, bool refuse, unsigned int k,
  * round whose refused reads an interrupt slowed): untraced, as user space
  * times them; traced (@tr), fib_read's interval as BPF recorded it in each
  * read's record, as a run's figures are (user space would add fib_read's
- * own exit program, which costs more for a read than for a refusal).
- * 0 or -errno.
+ * own exit program, which costs more for a read than for a refusal), less
+ * the time the traced calls' programs timed of themselves (the record's
+ * probe_ns). 0 or -errno.
  */
 struct sample {
 	double ns, refused_ns;
@@ -150,7 +153,7 @@ static int sink_rec(void *ctx, const void *data, size_t size)
 		return 0;
 	refused = (__s64)r->ret < 0;
 	if (s->n[refused] < FT_CALIB_CONTEXT_COMPUTES)
-		s->ns[refused][s->n[refused]++] = (double)r->total_ns;
+		s->ns[refused][s->n[refused]++] = (double)(r->total_ns - r->probe_ns);
 	return 0;
 }
 
@@ -174,18 +177,40 @@ static int read_sample(struct ft_calib *c, struct ft_tracer *tr, const struct ft
 	return 0;
 }
 
-/* One sample, untraced (@tr NULL) or traced. */
+/* What the traced slots' programs timed of themselves so far (ft_func_stats.probe_ns). */
+static double probe_total(struct ft_tracer *tr, const struct ft_targets *tg)
+{
+	struct ft_func_stats st;
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < tg->count; i++)
+		if (tg->t[i].attached && !ft_tracer_slot_stats(tr, tg->t[i].slot, &st))
+			sum += (double)st.probe_ns;
+	return sum;
+}
+
+/*
+ * One sample, untraced (@tr NULL) or traced; traced computations less what
+ * their calls' programs timed of themselves (the ioctl's own traced calls,
+ * outside the timed computations, included: one call's programs in ten
+ * computations).
+ */
 static int sample(struct ft_calib *c, struct ft_tracer *tr, const struct ft_run *run,
 		  struct sample *s)
 {
 	const struct ft_cost_context *x = &run->overhead.ctx;
+	double probe;
 	uint64_t t;
 	int err;
 
 	if (x->reads)
 		return read_sample(c, tr, run, s);
+	probe = tr ? probe_total(tr, run->targets) : 0;
 	err = fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, x->computes, x->n, &t);
-	s->ns = (double)t / x->computes;
+	if (tr)
+		probe = probe_total(tr, run->targets) - probe;
+	s->ns = ((double)t - probe) / x->computes;
 	s->refused_ns = 0;
 	return err;
 }

@@ -90,7 +90,11 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 /*
  * One traced round of calibration target @t in one setting: what a call
  * cost its caller (@full) and the interval BPF recorded for it (@in). 0, 1
- * when calls went unrecorded, or -(exit status).
+ * when calls went unrecorded, or -(exit status). @full leaves out what the
+ * programs timed of themselves (ft_func_stats.probe_ns), which BPF
+ * subtracts call by call: the calibrated cost is the rest, the part no
+ * program can time (the trampoline or kprobe, running the program, the
+ * edges of the clock reads).
  */
 static int series_round(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t,
 			int cold, double *full, double *in)
@@ -105,7 +109,7 @@ static int series_round(struct ft_calib *c, struct ft_tracer *tr, const struct f
 		return -FT_EXIT_ERROR;
 	if (b.count - a.count != calls)
 		return 1;
-	*full = call - c->untraced_ns[k][cold];
+	*full = call - c->untraced_ns[k][cold] - (double)(b.probe_ns - a.probe_ns) / calls;
 	*in = (double)(b.total_ns - a.total_ns) / calls;
 	return 0;
 }
