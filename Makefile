@@ -195,7 +195,8 @@ unit: $(addprefix $(BUILD)/tests/,$(UNIT_TESTS)) unit-bn $(BUILD)/fibtrace $(BUI
 	tests/host/test_badinput.py || st=1; tests/host/test_user.py || st=1; \
 	tests/host/test_perf_gate_args.sh || st=1; \
 	tests/host/test_ci.py || st=1; tests/host/test_build_module.py || st=1; \
-	tests/host/test_vmaccel.sh || st=1; tests/host/test_layers_fibdrv.sh || st=1; \
+	tests/host/test_vmaccel.sh || st=1; tests/host/test_vmtest_watchdog.sh || st=1; \
+	tests/host/test_layers_fibdrv.sh || st=1; \
 	tests/host/test_bench_plugins.py || st=1; \
 	scripts/layers.py --src src/fibtrace || st=1; tests/host/test_layers.sh || st=1; \
 	tests/host/test_unprivileged.sh || st=1; \

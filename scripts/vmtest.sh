@@ -18,7 +18,10 @@
 #            TCG (VM_CLOCK=icount with VM_ACCEL=kvm is refused).
 # The guest's kernel command line says which (fibtrace.clock=instructions
 # or real, fibtrace.vm=kvm|tcg|tcg-icount): fibtrace's reports name the clock
-# from it. VM_TIMEOUT bounds the whole boot and run (seconds, default 1800);
+# from it. VM_TIMEOUT bounds the whole boot and run (seconds, default 1800),
+# VM_BOOT_TIMEOUT the boot alone (600: then it is stopped and booted once
+# more); VM_VERBOSE=1 shows the guest kernel's console; VM_IMAGE another
+# kernel image than /boot/vmlinuz-KVER;
 # VM_MEM and VM_CPUS size the guest (VM_CPUS default 2; 1 for 6.1 under
 # icount, whose boot does not finish with 2 vCPUs taking turns).
 set -uo pipefail
@@ -36,7 +39,7 @@ else
 	cmd="tests/guest/run.sh"
 fi
 
-image=/boot/vmlinuz-$kver
+image=${VM_IMAGE:-/boot/vmlinuz-$kver}
 [ -r "$image" ] || { echo "vmtest: no readable $image (make deps)" >&2; exit 1; }
 [ -f "$top/build/$kver/fibdrv.ko" ] || { echo "vmtest: no build/$kver/fibdrv.ko (make module KVER=$kver)" >&2; exit 1; }
 command -v vng >/dev/null || { echo "vmtest: vng not found (make deps)" >&2; exit 1; }
@@ -75,20 +78,44 @@ append+=(--append "fibtrace.clock=$VM_CLOCK_NAME" --append "fibtrace.vm=$VM_HOW"
 # The guest shares the host's root file system read-only; build/vm is the
 # one directory it may write back (test artefacts, plots).
 console=$(mktemp "$top/build/vm/console.XXXXXX")
-trap 'rm -f "${script:-}" "$console"' EXIT
+pidfile=$console.pid
+watchdog=
+trap 'rm -f "${script:-}" "$console" "$pidfile"; [ -z "$watchdog" ] || kill "$watchdog" 2>/dev/null' EXIT
+# A boot that never reaches the command (seen twice on 6.12 under icount
+# after a guest had died: the console stayed empty for 25 minutes) is
+# stopped after VM_BOOT_TIMEOUT seconds (600; booting takes under 2
+# minutes here with two guests at once), and booted again below.
+boot_watchdog() {
+	local waited=0
+	while [ "$waited" -lt "${VM_BOOT_TIMEOUT:-600}" ]; do
+		sleep 2
+		waited=$((waited + 2))
+		grep -q 'vmtest: guest up' "$console" 2>/dev/null && return 0
+	done
+	echo "vmtest: the guest did not come up within ${VM_BOOT_TIMEOUT:-600}s: stopping it" >&2
+	[ -s "$pidfile" ] && kill -TERM "$(cat "$pidfile")" 2>/dev/null
+}
 boot() {
-	timeout --kill-after=15 "${VM_TIMEOUT:-1800}" \
+	: >"$console"
+	rm -f "$pidfile"
+	boot_watchdog &
+	watchdog=$!
+	# timeout's pid into $pidfile, for the watchdog: it stops vng and QEMU.
+	sh -c 'echo $$ >"$0"; exec "$@"' "$pidfile" timeout --kill-after=15 "${VM_TIMEOUT:-1800}" \
 		vng -r "$image" "${accel[@]}" "${qemu_opts[@]}" "${append[@]}" -m "${VM_MEM:-2G}" -p "$cpus" \
 		--rwdir "$top/build/vm" -- "echo vmtest: guest up; cd $(printf %q "$top") && $cmd" </dev/null 2>&1 |
 		tee "$console"
 	# Through a pipe: given a regular file as stdout, the VM's console
 	# reopens and truncates it, losing what was printed before the boot.
 	status=${PIPESTATUS[0]}
+	kill "$watchdog" 2>/dev/null
+	wait "$watchdog" 2>/dev/null
+	watchdog=
 }
 boot
-# A guest that died before running anything (QEMU or vng failing to start,
-# seen once with no message at all) gets one more boot; a failing command
-# does not.
+# A guest that died or hung before running anything (QEMU or vng failing
+# to start, seen once with no message at all; the watchdog above) gets one
+# more boot; a failing command does not.
 if [ $status != 0 ] && ! grep -q 'vmtest: guest up' "$console"; then
 	echo "vmtest: the guest exited with status $status before running anything: booting it again"
 	boot

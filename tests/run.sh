@@ -116,7 +116,9 @@ suite() { # KVER FILE: one guest suite, its lines and its time into FILE
 	local start rc try last
 	start=$(date +%s)
 	for try in 1 2; do
-		scripts/vmtest.sh "$1" >"$2" 2>&1
+		# The second time with the guest kernel's console (VM_VERBOSE): a
+		# guest that dies twice then says why, if the kernel said anything.
+		VM_VERBOSE=$([ "$try" = 2 ] && echo 1) scripts/vmtest.sh "$1" >"$2" 2>&1
 		rc=$?
 		if grep -q '^guest: done on' "$2" || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 			break
