@@ -153,7 +153,7 @@ struct {
  * the task's outermost traced entry to that call's exit, or to the task's
  * end (ft_task_exit). So a task that ever entered a traced function keeps
  * only its struct ft_task (its read's figures) in task storage, allocated
- * from the probe; the 6.8 KB below are the pool's, allocated at load and
+ * from the probe; the 7.6 KB below are the pool's, allocated at load and
  * charged to fibtrace. A task that finds no free stack is not traced and
  * is counted (lost.task_storage).
  */

@@ -5,7 +5,7 @@ Every task that enters a traced function gets a struct ft_task in BPF task
 storage, allocated from the probe (GFP_ATOMIC): a run watching every reader
 of the world-readable device gives that much to each of them, so it holds
 only the read's figures (issue 50: at most a few hundred bytes). The call
-stack (struct ft_stack, 6.8 KB) comes from a pool allocated at load (an
+stack (struct ft_stack, 7.6 KB) comes from a pool allocated at load (an
 array map) and goes back when the task's outermost call returns. The -e
 counters' state (struct ft_task_cnt, 13 KB) lives in a map of its own,
 allocated only when counting. Prints PASS/FAIL lines for tests/run.sh.

@@ -225,7 +225,7 @@ static void unload(struct ft_tracer *tr)
 }
 
 /*
- * Call stacks in the pool (bpf/fibtrace.bpf.c, struct ft_stack; 6.8 KB
+ * Call stacks in the pool (bpf/fibtrace.bpf.c, struct ft_stack; 7.6 KB
  * each): one per task inside traced calls at once. Four per CPU, at least
  * FT_STACK_POOL; a task that finds none is not traced (lost.task_storage).
  */
