@@ -58,7 +58,7 @@ int main(void)
 	double e125 = ft_plan_break_even(FT_ATTACH_MULTI, 125);
 	char buf[512];
 
-	/* (184e6 - 3.3e6) ns per function / (2481 - 1405) ns per call: ~168,000 calls each */
+	/* (184e6 - 3.3e6) ns per function / (2707 - 1630) ns per call: ~168,000 calls each */
 	check("break-even.multi-125", e125 > 19e6 && e125 < 22e6);
 	check("break-even.per-function", e125 > 31 * e4 && e125 < 32 * e4);
 	check("break-even.kprobe", ft_plan_break_even(FT_ATTACH_KPROBE, 125) > 15e6 &&
