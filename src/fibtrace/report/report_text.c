@@ -93,8 +93,8 @@ static void text_overhead(FILE *f, const struct ft_run *run)
 	fprintf(f, "times marked * are compensated for fibtrace's own cost "
 		   "(fibtrace(8), COMPENSATION); JSON has both\n");
 	fmt_ns(a, sizeof(a), probe_per_call(run->targets), FMT_NS_SIG4);
-	fprintf(f, "  the traced calls' programs timed themselves: %s per call on average, "
-		   "subtracted call by call as measured; and calibrated:\n", a);
+	fprintf(f, "  programs timed themselves: %s a call on average, subtracted as measured; "
+		   "calibrated:\n", a);
 	for (m = FT_MODE_FENTRY; m < FT_MODE_NR; m++)
 		if (o->mode[m].valid && o->mode[m].funcs)
 			text_cost(f, m, &o->mode[m], &o->ctx);
@@ -132,8 +132,7 @@ static void text_header_short(FILE *f, const struct ft_run *run)
 	fmt_ns(b, sizeof(b), k->full_ns, FMT_NS_SIG4);
 	fmt_ns(c, sizeof(c), k->full_err, FMT_NS_SIG4);
 	fprintf(f,
-		"* compensated: per traced call, what its programs timed of themselves (%s on "
-		"average) and %s calibrated, +-%s (--all: how; JSON has raw)\n",
+		"* compensated: per call %s its programs timed + %s calibrated, +-%s (--all: how)\n",
 		a, b, c);
 }
 
