@@ -122,7 +122,12 @@ def test_compensation():
     truth is printed for the log. (A check of it at the read path, n = 10^4,
     where tracing adds ~10 us to a read of ~1 ms, failed too: with no other
     guest running, the traced run's raw median read 45% above the truth
-    measured just before and after it.)
+    measured just before and after it.) Under the instruction clock
+    (meta.clock "instructions": make test's) none of that holds: the truth
+    repeats to the instruction, and since every BPF program times itself
+    (docs/measurement.md) the compensated median must be within issue 46's
+    target of it, 2% or 200 instructions, every function traced or not
+    (measured 2026-12-02: within 0.7% at n <= 10^4 on every plan).
     """
     for name, args in (("all", []), ("read_path", ["--no-discover"])):
         compensation_run(name, args)
@@ -157,11 +162,17 @@ def compensation_run(name, args):
                   if isinstance(over.get(m), dict) and over[m].get("functions")), default=0)
     recal = any(isinstance(over.get(m), dict) and over[m].get("recalibrations")
                 for m in ("fentry", "kprobe", "kprobe.multi"))
+    exact = doc["meta"].get("clock") == "instructions"
     for n in COMP_N:
         row, truth = rows[n], (before[n] + after[n]) / 2
         comp, tag = row["compensated"], f"truth.comp.{n}.{name}"
         print(f"# n={n} {name}: truth {truth:.0f} ns (untraced, before and after), raw "
               f"{row['median_ns']}, compensated {comp['median_ns']} +- {comp['error_ns']}")
+        if exact:
+            off = comp["median_ns"] - truth
+            check(f"{tag}.within_target", abs(off) <= max(0.02 * truth, 200),
+                  f"compensated {comp['median_ns']} against the untraced {truth:.0f} "
+                  f"instructions ({off / truth * 100:+.2f}%; target 2% or 200)")
         check(f"{tag}.not_above_raw",
               comp["median_ns"] <= row["median_ns"] and comp["p90_ns"] <= row["p90_ns"],
               f"compensated {comp['median_ns']}/{comp['p90_ns']} vs raw {row['median_ns']}/"
