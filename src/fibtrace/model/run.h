@@ -265,8 +265,7 @@ struct ft_run {
 	struct ft_counters *counters; /* -e; NULL without (counters.h) */
 	const struct ft_sim *sim;     /* --cachesim=join: the same reads simulated; NULL without */
 	struct ft_overhead overhead;
-	/* fibtrace's heap in use when the counts were last read (tracer_collect.c); -1: not known
-	 */
+	/* fibtrace's heap in use when the counts were last read (tracer_collect.c); -1: unknown */
 	long long heap_bytes;
 	/* The call tree (tree.c): nodes, the hottest root, what it kept. */
 	struct ft_tnode *tree;

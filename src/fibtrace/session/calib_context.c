@@ -177,17 +177,33 @@ static int read_sample(struct ft_calib *c, struct ft_tracer *tr, const struct ft
 	return 0;
 }
 
-/* What the traced slots' programs timed of themselves so far (ft_func_stats.probe_ns). */
-static double probe_total(struct ft_tracer *tr, const struct ft_targets *tg)
+/*
+ * Traced calls the reported slots recorded so far, per mode, and (@probe, when
+ * not NULL) what their programs timed of themselves (ft_func_stats.probe_ns):
+ * 0 or -(exit status).
+ */
+static int count_calls(struct ft_tracer *tr, const struct ft_targets *tg, double calls[FT_MODE_NR],
+		       double *probe)
 {
 	struct ft_func_stats st;
-	double sum = 0;
 	int i;
 
-	for (i = 0; i < tg->count; i++)
-		if (tg->t[i].attached && !ft_tracer_slot_stats(tr, tg->t[i].slot, &st))
-			sum += (double)st.probe_ns;
-	return sum;
+	for (i = 0; i < FT_MODE_NR; i++)
+		calls[i] = 0;
+	if (probe)
+		*probe = 0;
+	for (i = 0; i < tg->count; i++) {
+		const struct ft_target *t = &tg->t[i];
+
+		if (t->unavailable || !t->attached)
+			continue;
+		if (ft_tracer_slot_stats(tr, t->slot, &st))
+			return -FT_EXIT_ERROR;
+		calls[t->mode] += st.count;
+		if (probe)
+			*probe += (double)st.probe_ns;
+	}
+	return 0;
 }
 
 /*
@@ -200,19 +216,23 @@ static int sample(struct ft_calib *c, struct ft_tracer *tr, const struct ft_run 
 		  struct sample *s)
 {
 	const struct ft_cost_context *x = &run->overhead.ctx;
-	double probe;
+	double calls[FT_MODE_NR], before = 0, after = 0;
 	uint64_t t;
-	int err;
+	int err = 0;
 
 	if (x->reads)
 		return read_sample(c, tr, run, s);
-	probe = tr ? probe_total(tr, run->targets) : 0;
-	err = fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, x->computes, x->n, &t);
+	s->ns = s->refused_ns = 0;
 	if (tr)
-		probe = probe_total(tr, run->targets) - probe;
-	s->ns = ((double)t - probe) / x->computes;
-	s->refused_ns = 0;
-	return err;
+		err = count_calls(tr, run->targets, calls, &before);
+	if (!err)
+		err = fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, x->computes, x->n, &t);
+	if (!err && tr)
+		err = count_calls(tr, run->targets, calls, &after);
+	if (err)
+		return err;
+	s->ns = ((double)t - (after - before)) / x->computes;
+	return 0;
 }
 
 /* Whether the context is reads: a sweep's, with fib_read traced. */
@@ -255,26 +275,6 @@ void ft_calib_context_untraced(struct ft_calib *c, struct ft_run *run)
 			 ft_calib_central(c->exact, ref, FT_CALIB_ROUNDS);
 }
 
-/* Traced calls the reported slots recorded so far, per mode: 0 or -(exit status). */
-static int count_calls(struct ft_tracer *tr, const struct ft_targets *tg, double calls[FT_MODE_NR])
-{
-	struct ft_func_stats st;
-	int i;
-
-	for (i = 0; i < FT_MODE_NR; i++)
-		calls[i] = 0;
-	for (i = 0; i < tg->count; i++) {
-		const struct ft_target *t = &tg->t[i];
-
-		if (t->unavailable || !t->attached)
-			continue;
-		if (ft_tracer_slot_stats(tr, t->slot, &st))
-			return -FT_EXIT_ERROR;
-		calls[t->mode] += st.count;
-	}
-	return 0;
-}
-
 /*
  * The traced calls of one computation (or read), per mode, into @per, as
  * the difference of two batches that make the same calls besides: for
@@ -291,18 +291,18 @@ static int context_calls(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 	double c0[FT_MODE_NR], c1[FT_MODE_NR], c2[FT_MODE_NR], ns;
 	unsigned int k = x->computes, per_batch = x->reads ? k : k - 1;
 	uint64_t t;
-	int m, err = count_calls(tr, tg, c0);
+	int m, err = count_calls(tr, tg, c0, NULL);
 
 	if (!err)
 		err = x->reads ? timed_reads(c, c->refuse_n, true, k, &ns)
 			       : fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, 1, x->n, &t);
 	if (!err)
-		err = count_calls(tr, tg, c1);
+		err = count_calls(tr, tg, c1, NULL);
 	if (!err)
 		err = x->reads ? timed_reads(c, x->n, false, k, &ns)
 			       : fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, k, x->n, &t);
 	if (!err)
-		err = count_calls(tr, tg, c2);
+		err = count_calls(tr, tg, c2, NULL);
 	if (x->reads)
 		ft_tracer_drain(tr, NULL, NULL);
 	if (err)
