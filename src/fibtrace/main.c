@@ -549,6 +549,7 @@ cleanup:
 	ft_watch_free(&watch);	  /* after: no probe stays attached while the command ends */
 	ft_compare_free(cmp);
 	ft_counters_close(&cli.counters);
+	ft_cli_free(&cli);
 	ft_run_free(&run);
 	ft_timeline_free(run.timeline);
 	ft_sim_free(&sim);

@@ -89,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	words[argc] = NULL;
 	if (!ft_cli_parse(&cli, argc, words, ARGP_NO_EXIT | ARGP_NO_ERRS | ARGP_NO_HELP))
 		check_parsed(&cli);
+	ft_cli_free(&cli); /* also after a refusal: a repeated -f may have been joined */
 	free(buf);
 	return 0;
 }

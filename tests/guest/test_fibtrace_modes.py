@@ -170,6 +170,12 @@ def globs():
         got = {f["name"] for f in doc["functions"] if f["name"].startswith("bn_mul_")}
         check("glob.module.resolved", got == want and len(want) > 3,
               f"traced {sorted(got)}, kallsyms has {sorted(want)}")
+    # Given twice, -f adds to the list (it used to keep only the last one, silently).
+    doc = run_json("glob.repeated", ["--no-discover", "-f", "fibdrv:bn_add", "-f",
+                                     "fibdrv:bn_add_1", "--sweep", "1000:1000"])
+    if doc:
+        got = {f["name"] for f in doc["functions"] if f["name"].startswith("bn_")}
+        check("glob.repeated", got == {"bn_add", "bn_add_1"}, f"traced {sorted(got)}")
     rc, out, err = run(["--no-discover", "-f", "no_such_prefix_xyz_*", "-d", "0.1"])
     check("glob.none", rc == 5 and "matches no function" in err, f"exit {rc}: {err.strip()}")
     rc, out, err = run(["-f", "*", "-d", "0.1"])

@@ -51,6 +51,30 @@ static int parse_seconds(const char *arg, double *out)
 }
 
 /* What to read: --sweep, --repeat, --algo, --cpu. */
+/*
+ * A list option given again adds to it (-f a -f b is -f a,b), as perf's -e
+ * and bpftrace's probes do, rather than the last one silently winning:
+ * joined in @own, freed by ft_cli_free(). 0 or -1 (no memory).
+ */
+static int join_list(const char **list, char **own, const char *arg)
+{
+	size_t len;
+	char *j;
+
+	if (!*list) {
+		*list = arg;
+		return 0;
+	}
+	len = strlen(*list) + strlen(arg) + 2;
+	j = malloc(len);
+	if (!j)
+		return -1;
+	snprintf(j, len, "%s,%s", *list, arg);
+	free(*own);
+	*list = *own = j;
+	return 0;
+}
+
 static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
 {
 	uint64_t v;
@@ -70,7 +94,8 @@ static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_s
 		cli->repeat = v;
 		break;
 	case 'a':
-		cli->algo_list = arg;
+		if (join_list(&cli->algo_list, &cli->algo_own, arg))
+			return ENOMEM;
 		break;
 	case 'c':
 		if (parse_u64(arg, &v) || v >= CPU_SETSIZE)
@@ -118,7 +143,8 @@ static error_t parse_trace(struct ft_cli *cli, int key, char *arg, struct argp_s
 					    "bad --func '%s' (want func, mod:func or a glob, "
 					    "comma-separated, no empty name)",
 					    arg);
-		cli->funcs = arg;
+		if (join_list(&cli->funcs, &cli->funcs_own, arg))
+			return ENOMEM;
 		break;
 	case OPT_NO_DISCOVER:
 		cli->discover = false;
@@ -460,4 +486,11 @@ int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_fl
 	cli->sim_metric = -1;
 	argp_err_exit_status = FT_EXIT_USAGE;
 	return argp_parse(&argp, argc, argv, argp_flags, NULL, cli) ? -FT_EXIT_USAGE : 0;
+}
+
+void ft_cli_free(struct ft_cli *cli)
+{
+	free(cli->funcs_own);
+	free(cli->algo_own);
+	cli->funcs_own = cli->algo_own = NULL;
 }

@@ -40,6 +40,7 @@ struct ft_cli {
 	const char *trace_out;	  /* --trace-out */
 	unsigned int trace_reads; /* --trace-reads */
 	const char *funcs, *plot, *load, *device, *algo_list;
+	char *funcs_own, *algo_own; /* -f, -a given more than once: joined (ft_cli_free) */
 	struct u64_range range;
 	unsigned int repeat;
 	__u32 ringbuf_bytes;
@@ -92,6 +93,8 @@ __u64 ft_cli_sweep_reads(const struct ft_cli *cli);
  * (tests/fuzz/fuzz_cli.c).
  */
 int ft_cli_parse(struct ft_cli *cli, int argc, char **argv, unsigned int argp_flags);
+/* What parsing allocated (repeated list options). */
+void ft_cli_free(struct ft_cli *cli);
 
 /* cli.c and cli_check.c between them: a usage error (argp's), and the combination checks. */
 struct argp_state;

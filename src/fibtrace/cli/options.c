@@ -15,7 +15,7 @@ const struct argp_option ft_cli_options[] = {
 	{"cpu", 'c', "N", 0, "Pin the sweep to CPU N", 0},
 	{"func", 'f', "LIST", 0,
 	 "Also trace these functions (func, mod:func, or globs: 'vfs_*', 'fibdrv:bn_mul*'; "
-	 "comma-separated)",
+	 "comma-separated; repeatable)",
 	 1},
 	{"no-discover", OPT_NO_DISCOVER, NULL, 0,
 	 "Trace only the read path and -f, not every bn_*/fib_* function", 1},
