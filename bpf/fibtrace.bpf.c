@@ -66,6 +66,16 @@ __u32 cost_in[FT_MAX_SLOTS];
 /* Their error bounds (the spread of the calibration): summed like the costs. */
 __u32 err_full[FT_MAX_SLOTS];
 __u32 err_in[FT_MAX_SLOTS];
+/*
+ * A call whose last traced callee was a tail call (the callee entered with
+ * the caller's stack pointer, so the two calls return together: with
+ * kprobes and kprobe.multi one pass of the kernel's return trampoline,
+ * rethook, runs both exits) costs less than the two costs above: its own
+ * interval tail_in less, its caller tail_out less. Calibrated on
+ * fibdrv_calib2; 0 where nothing is shared (fentry, whose ids never match).
+ */
+__s32 tail_in[FT_MAX_SLOTS];
+__s32 tail_out[FT_MAX_SLOTS];
 /* FT_TRACE_FIRST: reads still to put on the timeline (below 1: none). */
 __s32 trace_left;
 /* The deepest stack of traced calls seen (a report figure; racy between CPUs). */
@@ -91,7 +101,8 @@ struct ft_frame {
 	__u64 probe_at; /* the task's probe_ns once its entry program ended */
 	__u32 probe_pre; /* its entry program's own time, self-timed */
 	__u32 slot;
-	__u32 tree; /* 0: not in the tree; 1: in it; 2: folded into an outer call */
+	__u16 tree; /* 0: not in the tree; 1: in it; 2: folded into an outer call */
+	__u16 tailed; /* its last traced callee was a tail call (tail_in, tail_out) */
 };
 
 /* One call's figures, raw and compensated. */
@@ -100,6 +111,8 @@ struct ft_durs {
 	__u64 err; /* compensation error bound of comp */
 	__u64 off; /* switched out inside it */
 	__u64 probe; /* its traced descendants' programs, self-timed (ft_task.probe_ns) */
+	__s64 tail; /* tail_in when its last traced callee was a tail call, else 0 */
+	bool tailed; /* its last traced callee was a tail call */
 	bool clamped;
 };
 
@@ -292,6 +305,7 @@ static __always_inline struct ft_func_stats *account(__u32 slot, const struct ft
 	fs->off_ns += c->off;
 	fs->off_calls += c->off != 0;
 	fs->root_returned += root;
+	fs->tail_calls += c->tailed;
 	return fs;
 }
 
@@ -408,6 +422,10 @@ static __noinline int on_entry(__u64 slot_algo, __u64 n, __u64 arg, __u64 id, __
 	sk->frame[d].comp_child_ns = 0;
 	sk->frame[d].desc_err = 0;
 	sk->frame[d].off_at = st->off_ns;
+	sk->frame[d].tailed = 0;
+	/* Its caller jumped here (same stack pointer): the two return together. */
+	if (d > 0 && sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)].id == id)
+		sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)].tailed = 1;
 	if (read_funcs)
 		sk->frame[d].child_out = 0;
 	tree_enter(st, sk, d, slot);
@@ -443,10 +461,13 @@ static __always_inline void frame_end(struct ft_task *st, struct ft_stack *sk, _
 	struct ft_frame *f = &sk->frame[i & (FT_STACK_DEPTH - 1)], *parent;
 	__u32 s = slot & (FT_MAX_SLOTS - 1);
 	__u64 probe = st->probe_ns - f->probe_at;
-	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns - (__s64)probe;
+	__s64 tail = f->tailed ? tail_in[s] : 0;
+	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns - (__s64)probe + tail;
 
 	c->start = f->start;
 	c->probe = probe;
+	c->tailed = f->tailed;
+	c->tail = tail;
 	c->dur = dur;
 	c->self = dur > f->child_ns ? dur - f->child_ns : 0;
 	c->comp = comp < 0 ? 0 : comp;
@@ -460,13 +481,14 @@ static __always_inline void frame_end(struct ft_task *st, struct ft_stack *sk, _
 		return;
 	parent = &sk->frame[(i - 1) & (FT_STACK_DEPTH - 1)];
 	parent->child_ns += dur;
-	parent->desc_ns += f->desc_ns + cost_full[s];
+	parent->desc_ns += f->desc_ns + cost_full[s] - (f->tailed ? tail_out[s] : 0);
 	parent->desc_err += f->desc_err + err_full[s];
 	parent->comp_child_ns += c->comp;
 	/* Its own programs' time joins the parent's at its exit (on_exit); its descendants'
 	 * are the parent's descendants' too, not its direct children's. */
 	if (read_funcs) /* without --attribute the verifier drops this */
-		parent->child_out += cost_full[s] - cost_in[s] - probe;
+		parent->child_out += cost_full[s] - cost_in[s] - probe -
+				     (f->tailed ? tail_out[s] - tail : 0);
 }
 
 /*
@@ -522,7 +544,7 @@ static __noinline int on_exit(__u32 slot, __s64 ret, __u64 id, __u64 now)
 	if (read_funcs && st->in_read)
 		sk->read_self.self_ns[slot & (FT_MAX_SLOTS - 1)] +=
 			(__s64)c.self - cost_in[slot & (FT_MAX_SLOTS - 1)] -
-			sk->frame[found].child_out - c.probe;
+			sk->frame[found].child_out - c.probe + c.tail;
 	if (trace_mode && st->in_read && st->tracing)
 		emit_call(slot, found, &c);
 	if (nr_events)

@@ -105,6 +105,12 @@ struct ft_func_stats {
 	 * measured; the calibrated cost (cost_full) is the rest, constant.
 	 */
 	__u64 probe_ns;
+	/*
+	 * Calls whose last traced callee was a tail call, returning with them
+	 * in one pass of the kernel's return trampoline (kprobes,
+	 * kprobe.multi): compensated with the tail costs (fibdrv_calib2).
+	 */
+	__u64 tail_calls;
 	__u64 hist[FT_HIST_SLOTS]; /* call durations (total time) */
 	__u64 comp_hist[FT_HIST_SLOTS]; /* compensated call durations */
 };

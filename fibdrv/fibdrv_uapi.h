@@ -50,9 +50,10 @@ struct fibdrv_algo_sel {
  * caches as a call amid real work does. fibtrace times it untraced and
  * traced to learn what one traced call costs (docs/measurement.md). Two
  * functions, so that a run tracing with both fentry and kprobes can
- * calibrate each.
+ * calibrate each, and a third, fibdrv_calib2, which tail-calls
+ * fibdrv_calib1 (what two calls returning together cost).
  */
-#define FIBDRV_CALIB_FUNCS 2
+#define FIBDRV_CALIB_FUNCS 3
 #define FIBDRV_CALIB_MAX_CALLS 1000000U
 /*
  * @func FIBDRV_CALIB_COMPUTE: no empty function; @calls computations of

@@ -259,9 +259,11 @@ def test_calibrate(algos, max_n):
     check("calibrate.warm", 0 < ns < 10**9, f"{ns} ns for 1000 calls")
     ns = calib(1, 10, 1000)
     check("calibrate.cold", 0 < ns < 10**9, f"{ns} ns for 10 calls")
+    ns = calib(2, 1000, 0)
+    check("calibrate.tail", 0 < ns < 10**9, f"{ns} ns for 1000 calls of fibdrv_calib2")
     ns = calib(CALIB_COMPUTE, 10, 1000)
     check("calibrate.compute", 0 < ns < 10**9, f"{ns} ns for 10 computations of F(1000)")
-    for case, args, want in (("func", (2, 1, 0), errno.EINVAL),
+    for case, args, want in (("func", (3, 1, 0), errno.EINVAL),
                              ("func-above-compute", (CALIB_COMPUTE + 1, 1, 1000), errno.EINVAL),
                              ("compute-no-work", (CALIB_COMPUTE, 1, 0), errno.EINVAL),
                              ("compute-past-cap", (CALIB_COMPUTE, 1, small[0] + 1), errno.E2BIG),

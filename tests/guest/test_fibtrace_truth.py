@@ -400,11 +400,63 @@ def test_attach_window():
           f"lost.outside_read {lost}, fib_read {reads}, every recorded read whole: {whole}")
 
 
+def test_tail_calls():
+    """A tail call (bn_sqr_n jumps to bn_sqr_basecase at F(1000)'s sizes) on each plan.
+
+    kprobes and kprobe.multi return from both calls in one pass of the
+    kernel's return trampoline: BPF tells the pair by the callee entering
+    with its caller's stack pointer and counts it on the caller
+    (compensated.tail_calls), exactly once per call; fentry's trampolines
+    call the function, so nothing is shared and nothing counted. Under the
+    instruction clock, fib_read's compensated median is within issue 46's
+    target of the untraced truth, and bn_sqr_n's compensated total is what
+    it is traced alone (its callee untraced) within 40 instructions or 10%
+    (measured 2026-12-02: 118.7 alone, 119.7 and 121.7 with the pair)."""
+    reads = 10
+    base = ["--sweep", "1000:1000", "--repeat", str(reads), "--cpu", "0", "--algo",
+            "bn-fdouble-karatsuba", "--no-discover"]
+    truth = untraced_truth(1000, reads)
+    for plan in ("auto", "fentry"):
+        doc = fibtrace_json(f"truth.tail.{plan}", base + ["--attach", plan, "-f",
+                                                          "bn_sqr_n,bn_sqr_basecase"])
+        alone = fibtrace_json(f"truth.tail.{plan}.alone",
+                              base + ["--attach", plan, "-f", "bn_sqr_n"])
+        if not doc or not alone:
+            continue
+        fs, mode = funcs(doc), funcs(doc)["bn_sqr_n"]["attach"]
+        sq, base_fn = fs["bn_sqr_n"], fs["bn_sqr_basecase"]
+        shared = mode in ("kprobe", "kprobe.multi")
+        want = sq["count"] if shared else 0
+        check(f"truth.tail.{plan}.counted",
+              sq["count"] == base_fn["count"] > 0 and
+              sq["compensated"]["tail_calls"] == want and
+              base_fn["compensated"]["tail_calls"] == 0,
+              f"{mode}: bn_sqr_n {sq['count']} calls, {sq['compensated']['tail_calls']} tail "
+              f"calls (want {want}); bn_sqr_basecase {base_fn['count']}, "
+              f"{base_fn['compensated']['tail_calls']}")
+        tail = doc["meta"]["overhead"][mode]["tail"]
+        check(f"truth.tail.{plan}.calibrated", tail["calibrated"] == shared,
+              f"{mode}: {tail}")
+        if doc["meta"].get("clock") != "instructions":
+            continue
+        comp = doc["per_n"][0]["compensated"]["median_ns"]
+        check(f"truth.tail.{plan}.read", abs(comp - truth) <= max(0.02 * truth, 200),
+              f"{mode}: fib_read compensated {comp} against the untraced {truth:.0f} "
+              f"instructions ({(comp - truth) / truth * 100:+.2f}%)")
+        solo = funcs(alone)["bn_sqr_n"]
+        one = solo["compensated"]["total_ns"] / solo["count"]
+        two = sq["compensated"]["total_ns"] / sq["count"]
+        check(f"truth.tail.{plan}.caller", abs(two - one) <= max(40, 0.1 * one),
+              f"{mode}: bn_sqr_n {two:.1f} a call with its tail callee traced, {one:.1f} "
+              f"alone")
+
+
 def main():
     test_depth()
     test_pid_namespace()
     test_one_compute()
     test_compensation()
+    test_tail_calls()
     test_recalibration()
     test_context()
     test_off_cpu()

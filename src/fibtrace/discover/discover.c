@@ -37,18 +37,25 @@ static bool default_name(const char *name)
 
 /*
  * After the reported targets: fibdrv_calib0 in fentry mode (unless
- * --kprobe) and fibdrv_calib1 in kprobe mode, excluded from tg->count.
+ * --kprobe), fibdrv_calib1 in kprobe mode, and fibdrv_calib2 (a tail call
+ * of fibdrv_calib1: what two calls returning together in one pass of the
+ * kernel's return trampoline save) in kprobe mode when the module has it
+ * (an older build does not: its tail calls are compensated as two calls),
+ * excluded from tg->count.
  */
 static void add_calib(const struct ft_disc *d, struct ft_targets *tg, bool force_kprobe,
 		      struct ft_run *run)
 {
 	int k, first = tg->count;
 
-	for (k = force_kprobe ? 1 : 0; k < 2; k++) {
+	for (k = force_kprobe ? 1 : 0; k < FIBDRV_CALIB_FUNCS; k++) {
 		char name[32];
 		struct ft_target *t;
 
 		snprintf(name, sizeof(name), FT_CALIB_PREFIX "%d", k);
+		if (k == FT_CALIB_TAIL && (!ft_ksym_find(d->ks, name, d->module) ||
+					   !ft_traceable(d->ks, name) || tg->count > FT_MAX_SLOTS))
+			break; /* optional: an older build, or no slot */
 		if (!ft_ksym_find(d->ks, name, d->module) || !ft_traceable(d->ks, name)) {
 			ft_warn(run,
 				"%s has no traceable %s (an older build?): figures are "
@@ -56,10 +63,12 @@ static void add_calib(const struct ft_disc *d, struct ft_targets *tg, bool force
 				d->module, name);
 			break;
 		}
-		t = ft_add_target(tg, -1, name, d->module);
+		/* Past the last slot until the plan: kprobe.multi frees fibdrv_calib0's. */
+		t = k == FT_CALIB_TAIL ? ft_add_target(tg, tg->count, name, d->module)
+				       : ft_add_target(tg, -1, name, d->module);
 		if (!t)
 			break;
-		ft_set_mode(d, t, d->mod, force_kprobe || k == 1);
+		ft_set_mode(d, t, d->mod, force_kprobe || k >= 1);
 		t->calib = true;
 		if (k == 0 && t->mode == FT_MODE_KPROBE) {
 			tg->count--; /* no fentry on this kernel for it: calib1 calibrates kprobes

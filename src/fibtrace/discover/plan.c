@@ -63,11 +63,13 @@ static void plan_multi(struct ft_targets *tg)
 
 	for (i = 0; i < all; i++)
 		tg->t[i].mode = FT_MODE_MULTI;
-	if (tg->ncalib == 2) {
-		/* fibdrv_calib0 (fentry's) goes; fibdrv_calib1 takes its slot. */
-		tg->t[tg->count] = tg->t[tg->count + 1];
-		tg->t[tg->count].slot = tg->count;
-		tg->ncalib = 1;
+	if (tg->ncalib && !strcmp(tg->t[tg->count].name, FT_CALIB_PREFIX "0")) {
+		/* fibdrv_calib0 (fentry's) goes; fibdrv_calib1 (and 2) move down a slot. */
+		for (i = tg->count; i + 1 < all; i++) {
+			tg->t[i] = tg->t[i + 1];
+			tg->t[i].slot = i;
+		}
+		tg->ncalib--;
 	}
 }
 
@@ -213,6 +215,9 @@ int ft_plan_apply(struct ft_targets *tg, enum ft_attach_req req, struct ft_run *
 
 	if (multi)
 		plan_multi(tg);
+	/* fibdrv_calib2 past the last slot (discover.c): no room beside fibdrv_calib0. */
+	if (ft_targets_all(tg) > FT_MAX_SLOTS)
+		tg->ncalib--;
 	su->plan = multi ? "kprobe.multi" : req == FT_ATTACH_KPROBE ? "kprobe" : "fentry";
 	for (i = 0; i < ft_targets_all(tg); i++) {
 		if (tg->t[i].unavailable)

@@ -68,7 +68,7 @@ struct ft_target {
 };
 
 struct ft_targets {
-	struct ft_target t[FT_MAX_SLOTS];
+	struct ft_target t[FT_MAX_SLOTS + 1]; /* one over: fibdrv_calib2, until the plan (plan.c) */
 	int count;
 	int dropped;	 /* functions beyond FT_MAX_SLOTS */
 	int ncalib;	 /* calibration targets at t[count .. count + ncalib) */
@@ -92,8 +92,12 @@ static inline int ft_targets_all(const struct ft_targets *tg)
 	return tg->count + tg->ncalib;
 }
 
-/* fibdrv's calibration functions: fibdrv_calib0, fibdrv_calib1 (fibdrv_uapi.h). */
+/*
+ * fibdrv's calibration functions: fibdrv_calib0, fibdrv_calib1, and
+ * fibdrv_calib2, which tail-calls fibdrv_calib1 (fibdrv_uapi.h).
+ */
 #define FT_CALIB_PREFIX "fibdrv_calib"
+#define FT_CALIB_TAIL 2
 
 /* At most this many variants in one run: --compare's algorithms, formats or builds (a tracer each).
  */
@@ -135,6 +139,17 @@ struct ft_cost {
 	/* Recalibrations between reads (--sweep), and the range of full_ns over the run. */
 	unsigned int recals;
 	double run_full_min, run_full_max;
+	/*
+	 * Two calls returning together, a tail call where exits share the
+	 * kernel's return trampoline (kprobes, kprobe.multi): what the caller
+	 * costs less inside its own interval (in) and to its own caller (out)
+	 * than the two costs above; fibdrv_calib2's calls against
+	 * fibdrv_calib1's, at start-up (calibrate.c). Not valid: nothing
+	 * subtracted (fentry shares nothing; an older fibdrv has no calib2).
+	 */
+	bool tail_valid;
+	struct ft_cost_series tail; /* fibdrv_calib2's warm rounds: the pair's full and in */
+	double tail_in_ns, tail_out_ns;
 };
 
 /*

@@ -36,7 +36,14 @@ static void json_cost(FILE *f, const char *name, const struct ft_cost *c)
 	json_series(f, "warm", &c->warm);
 	fprintf(f, ",\n      ");
 	json_series(f, "cold", &c->cold);
-	fputc('}', f);
+	fprintf(f, ",\n      \"tail\": {\"calibrated\": %s, \"in_ns\": %.1f, \"out_ns\": %.1f",
+		c->tail_valid ? "true" : "false", c->tail_valid ? c->tail_in_ns : 0,
+		c->tail_valid ? c->tail_out_ns : 0);
+	if (c->tail_valid) {
+		fputs(", ", f);
+		json_series(f, "pair", &c->tail);
+	}
+	fputs("}}", f);
 }
 
 /* meta.overhead: the calibrated cost of one traced call per mode, and the method. */
@@ -53,8 +60,10 @@ static void json_overhead(FILE *f, const struct ft_run *run)
 		"per traced call: its own in-interval cost and, for each traced call beneath it, "
 		"the time its entry and exit programs timed of themselves (each from its first "
 		"instruction to its last clock read: functions[].compensated.probe_ns) plus the "
-		"calibrated full cost, the rest, subtracted; costs calibrated at start-up on "
-		"fibdrv_calib0/1 "
+		"calibrated full cost, the rest, subtracted (less tail.out_ns, and tail.in_ns "
+		"back in the caller's own, for a callee it tail-called: kprobes and kprobe.multi "
+		"return from both in one pass); costs calibrated at start-up on "
+		"fibdrv_calib0/1/2 "
 		"(and in a sweep again every 2 s between reads), the midpoint of warm "
 		"(back-to-back) and cold (after real work) calls, times the factor a call of "
 		"the module's own measured in context (a sweep: reads of F(n) less refused reads, "
@@ -215,11 +224,11 @@ static void json_func_comp(FILE *f, const struct ft_run *run, const struct ft_fu
 		", \"avg_ns\": %" PRIu64 ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
 		", \"p99_ns\": %" PRIu64 ", \"total_error_ns\": %" PRIu64
 		", \"avg_error_ns\": %" PRIu64 ", \"clamped\": %" PRIu64 ", \"probe_ns\": %" PRIu64
-		", ",
+		", \"tail_calls\": %" PRIu64 ", ",
 		(uint64_t)c.total, (uint64_t)c.self, (uint64_t)c.avg, (uint64_t)c.p50,
 		(uint64_t)c.p90, (uint64_t)c.p99, (uint64_t)s->comp_err_ns,
 		(uint64_t)(s->count ? s->comp_err_ns / s->count : 0), (uint64_t)s->comp_clamped,
-		(uint64_t)s->probe_ns);
+		(uint64_t)s->probe_ns, (uint64_t)s->tail_calls);
 	json_hist(f, run, "hist", s->comp_hist);
 	fputc('}', f);
 }

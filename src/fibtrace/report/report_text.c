@@ -50,6 +50,14 @@ static void text_cost(FILE *f, enum ft_mode m, const struct ft_cost *k,
 	}
 	fprintf(f, ": %s subtracted per call besides that, error bound +-%s (± columns)\n", c,
 		d);
+	if (k->tail_valid) {
+		fmt_ns(a, sizeof(a), k->tail_out_ns, FMT_NS_SIG4);
+		fmt_ns(b, sizeof(b), k->tail_in_ns, FMT_NS_SIG4);
+		fprintf(f,
+			"    a call and its tail call return together: %s less to the caller's "
+			"caller, %s less inside the caller (fibdrv_calib2)\n",
+			a, b);
+	}
 	if (!k->recals)
 		return;
 	fmt_ns(a, sizeof(a), k->run_full_min, FMT_NS_SIG4);

@@ -178,18 +178,22 @@ static int read_sample(struct ft_calib *c, struct ft_tracer *tr, const struct ft
 }
 
 /*
- * Traced calls the reported slots recorded so far, per mode, and (@probe, when
- * not NULL) what their programs timed of themselves (ft_func_stats.probe_ns):
- * 0 or -(exit status).
+ * Traced calls the reported slots recorded so far, per mode, those whose
+ * last traced callee was a tail call (@tails, when not NULL), and (@probe,
+ * when not NULL) what their programs timed of themselves
+ * (ft_func_stats.probe_ns): 0 or -(exit status).
  */
 static int count_calls(struct ft_tracer *tr, const struct ft_targets *tg, double calls[FT_MODE_NR],
-		       double *probe)
+		       double tails[FT_MODE_NR], double *probe)
 {
 	struct ft_func_stats st;
 	int i;
 
-	for (i = 0; i < FT_MODE_NR; i++)
+	for (i = 0; i < FT_MODE_NR; i++) {
 		calls[i] = 0;
+		if (tails)
+			tails[i] = 0;
+	}
 	if (probe)
 		*probe = 0;
 	for (i = 0; i < tg->count; i++) {
@@ -200,6 +204,8 @@ static int count_calls(struct ft_tracer *tr, const struct ft_targets *tg, double
 		if (ft_tracer_slot_stats(tr, t->slot, &st))
 			return -FT_EXIT_ERROR;
 		calls[t->mode] += st.count;
+		if (tails)
+			tails[t->mode] += st.tail_calls;
 		if (probe)
 			*probe += (double)st.probe_ns;
 	}
@@ -224,11 +230,11 @@ static int sample(struct ft_calib *c, struct ft_tracer *tr, const struct ft_run 
 		return read_sample(c, tr, run, s);
 	s->ns = s->refused_ns = 0;
 	if (tr)
-		err = count_calls(tr, run->targets, calls, &before);
+		err = count_calls(tr, run->targets, calls, NULL, &before);
 	if (!err)
 		err = fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, x->computes, x->n, &t);
 	if (!err && tr)
-		err = count_calls(tr, run->targets, calls, &after);
+		err = count_calls(tr, run->targets, calls, NULL, &after);
 	if (err)
 		return err;
 	s->ns = ((double)t - (after - before)) / x->computes;
@@ -276,7 +282,8 @@ void ft_calib_context_untraced(struct ft_calib *c, struct ft_run *run)
 }
 
 /*
- * The traced calls of one computation (or read), per mode, into @per, as
+ * The traced calls of one computation (or read), per mode, into @per (and
+ * those of them whose last traced callee was a tail call into @tails), as
  * the difference of two batches that make the same calls besides: for
  * computations, the ioctl's own (fib_ioctl, the check of n: outside the
  * timed computations) between one computation and x->computes of them; for
@@ -284,25 +291,26 @@ void ft_calib_context_untraced(struct ft_calib *c, struct ft_run *run)
  * reads and reads. Also the warm-up. The mode of most calls into x->mode.
  */
 static int context_calls(struct ft_calib *c, struct ft_tracer *tr, struct ft_run *run,
-			 double per[FT_MODE_NR])
+			 double per[FT_MODE_NR], double tails[FT_MODE_NR])
 {
 	struct ft_cost_context *x = &run->overhead.ctx;
 	const struct ft_targets *tg = run->targets;
 	double c0[FT_MODE_NR], c1[FT_MODE_NR], c2[FT_MODE_NR], ns;
+	double t0[FT_MODE_NR], t1[FT_MODE_NR], t2[FT_MODE_NR];
 	unsigned int k = x->computes, per_batch = x->reads ? k : k - 1;
 	uint64_t t;
-	int m, err = count_calls(tr, tg, c0, NULL);
+	int m, err = count_calls(tr, tg, c0, t0, NULL);
 
 	if (!err)
 		err = x->reads ? timed_reads(c, c->refuse_n, true, k, &ns)
 			       : fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, 1, x->n, &t);
 	if (!err)
-		err = count_calls(tr, tg, c1, NULL);
+		err = count_calls(tr, tg, c1, t1, NULL);
 	if (!err)
 		err = x->reads ? timed_reads(c, x->n, false, k, &ns)
 			       : fibdev_calibrate(c->fd, FIBDRV_CALIB_COMPUTE, k, x->n, &t);
 	if (!err)
-		err = count_calls(tr, tg, c2, NULL);
+		err = count_calls(tr, tg, c2, t2, NULL);
 	if (x->reads)
 		ft_tracer_drain(tr, NULL, NULL);
 	if (err)
@@ -310,6 +318,7 @@ static int context_calls(struct ft_calib *c, struct ft_tracer *tr, struct ft_run
 	x->calls = 0;
 	for (m = 0; m < FT_MODE_NR; m++) {
 		per[m] = ((c2[m] - c1[m]) - (c1[m] - c0[m])) / per_batch;
+		tails[m] = ((t2[m] - t1[m]) - (t1[m] - t0[m])) / per_batch;
 		x->calls += per[m];
 		if (per[m] > per[x->mode])
 			x->mode = m;
@@ -326,7 +335,7 @@ void ft_calib_context_start(struct ft_calib *c, struct ft_tracer *tr, struct ft_
 	if (!x->wanted)
 		return;
 	ft_tracer_set_state(tr, FT_CALIB_CONTEXT);
-	if (context_calls(c, tr, run, cr->per))
+	if (context_calls(c, tr, run, cr->per, cr->tails))
 		cr->ctx_failed = x->reads ? "its reads failed" : "FIBDRV_IOC_CALIBRATE failed";
 	else if (x->calls <
 		 (x->reads ? FT_CALIB_CONTEXT_MIN_READ_CALLS : FT_CALIB_CONTEXT_MIN_CALLS))
@@ -389,9 +398,15 @@ void ft_calib_context_costs(struct ft_run *run, const struct calib_rounds *cr)
 			cr->ctx_failed ? cr->ctx_failed : "no calibration of its mode");
 		return;
 	}
-	for (m = 0; m < FT_MODE_NR; m++)
+	/* Two calls returning together cost tail_out less than two calls (calibrate.c). */
+	for (m = 0; m < FT_MODE_NR; m++) {
+		const struct ft_cost *mc = &run->overhead.mode[m];
+
 		if (m != (int)x->mode)
-			other += cr->per[m] * run->overhead.mode[m].full_ns;
+			other += cr->per[m] * mc->full_ns;
+		if (mc->tail_valid)
+			other -= cr->tails[m] * mc->tail_out_ns;
+	}
 	ref = ft_calib_central(exact, cr->ctx_ref, FT_CALIB_ROUNDS);
 	for (r = 0; r < FT_CALIB_ROUNDS; r++)
 		full[r] = (cr->ctx_ns[r] - ref - x->untraced_ns - other) / cr->per[x->mode];

@@ -22,6 +22,7 @@ struct calib_rounds {
 	double in[FIBDRV_CALIB_FUNCS][2][FT_CALIB_ROUNDS];
 	bool unrecorded[FIBDRV_CALIB_FUNCS]; /* some of its calls went unrecorded */
 	double per[FT_MODE_NR];		     /* the context's traced calls per sample */
+	double tails[FT_MODE_NR];	     /* those whose last traced callee was a tail call */
 	double ctx_ns[FT_CALIB_ROUNDS];	     /* one traced sample, per round */
 	double ctx_ref[FT_CALIB_ROUNDS];     /* reads: fib_read's interval in refused reads */
 	double ctx_end;			     /* when the last round in context ended */

@@ -73,8 +73,11 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
 	if (c->fd < 0)
 		return -FT_EXIT_ERROR;
 	c->work_n = ft_calib_capped_n(run, c->fd, FT_CALIB_WORK_N);
+	c->callee_slot = -1;
 	for (i = tg->count; i < ft_targets_all(tg); i++) {
 		k = calib_func(&tg->t[i]);
+		if (k == 1)
+			c->callee_slot = tg->t[i].slot;
 		for (cold = 0; k >= 0 && cold < 2; cold++) {
 			for (r = 0; r < FT_CALIB_ROUNDS; r++)
 				if (round_ns(c, k, cold, &x[r]))
@@ -94,23 +97,31 @@ int ft_calibrate_untraced(struct ft_calib *c, struct ft_run *run, const char *de
  * programs timed of themselves (ft_func_stats.probe_ns), which BPF
  * subtracts call by call: the calibrated cost is the rest, the part no
  * program can time (the trampoline or kprobe, running the program, the
- * edges of the clock reads).
+ * edges of the clock reads). For fibdrv_calib2, the pair: its tail call
+ * fibdrv_calib1 runs inside each call, and its programs' time comes out of
+ * both figures.
  */
 static int series_round(struct ft_calib *c, struct ft_tracer *tr, const struct ft_target *t,
 			int cold, double *full, double *in)
 {
 	unsigned int calls = cold ? FT_CALIB_CALLS_COLD : FT_CALIB_CALLS_WARM;
 	int k = calib_func(t);
-	struct ft_func_stats a, b;
-	double call;
+	bool pair = k == FT_CALIB_TAIL;
+	struct ft_func_stats a, b, ca = {0}, cb = {0};
+	double call, callee;
 
+	if (pair && (c->callee_slot < 0 || ft_tracer_slot_stats(tr, c->callee_slot, &ca)))
+		return -FT_EXIT_ERROR;
 	if (ft_tracer_slot_stats(tr, t->slot, &a) || round_ns(c, k, cold, &call) ||
 	    ft_tracer_slot_stats(tr, t->slot, &b))
 		return -FT_EXIT_ERROR;
-	if (b.count - a.count != calls)
+	if (pair && ft_tracer_slot_stats(tr, c->callee_slot, &cb))
+		return -FT_EXIT_ERROR;
+	if (b.count - a.count != calls || cb.count - ca.count != (pair ? calls : 0))
 		return 1;
-	*full = call - c->untraced_ns[k][cold] - (double)(b.probe_ns - a.probe_ns) / calls;
-	*in = (double)(b.total_ns - a.total_ns) / calls;
+	callee = (double)(cb.probe_ns - ca.probe_ns) / calls;
+	*full = call - c->untraced_ns[k][cold] - (double)(b.probe_ns - a.probe_ns) / calls - callee;
+	*in = (double)(b.total_ns - a.total_ns) / calls - callee;
 	return 0;
 }
 
@@ -157,6 +168,38 @@ static int target_round(struct ft_calib *c, struct ft_tracer *tr, const struct f
 	return err < 0 ? err : 0;
 }
 
+/*
+ * fibdrv_calib2's rounds (a call and its tail call, fibdrv_calib1, whose
+ * series are its mode's): what a call whose last traced callee was a tail
+ * call costs less than the two calls' costs, inside its own interval (in:
+ * minus its compensated time's error, the pair's interval against its
+ * untraced time, fibdrv_calib2's own work) and to its caller (out), from
+ * the midpoints of warm and cold before the context's ratio.
+ */
+static void tail_costs(const struct ft_calib *c, const struct ft_target *t,
+		       const struct calib_rounds *cr, struct ft_cost *cost)
+{
+	const struct ft_cost_series *w = &cost->warm, *k = &cost->cold;
+	struct ft_cost_series pw, pc;
+	double body[2];
+	int cold;
+
+	if (!cost->valid)
+		return;
+	series_set(c, t, 0, cr->full[FT_CALIB_TAIL][0], cr->in[FT_CALIB_TAIL][0], FT_CALIB_ROUNDS,
+		   &pw);
+	series_set(c, t, 1, cr->full[FT_CALIB_TAIL][1], cr->in[FT_CALIB_TAIL][1], FT_CALIB_ROUNDS,
+		   &pc);
+	for (cold = 0; cold < 2; cold++)
+		body[cold] = c->untraced_ns[FT_CALIB_TAIL][cold] - c->untraced_ns[1][cold];
+	cost->tail = pw;
+	cost->tail_in_ns = (w->in_ns + k->in_ns + w->full_ns + k->full_ns - pw.in_ns - pc.in_ns +
+			    body[0] + body[1]) /
+			   2;
+	cost->tail_out_ns = w->full_ns + k->full_ns - (pw.full_ns + pc.full_ns) / 2;
+	cost->tail_valid = true;
+}
+
 /* Calibration target @t's series from its rounds: its mode's costs (or a warning). */
 static void target_costs(const struct ft_calib *c, struct ft_run *run, const struct ft_target *t,
 			 const struct calib_rounds *cr)
@@ -169,6 +212,10 @@ static void target_costs(const struct ft_calib *c, struct ft_run *run, const str
 	if (cr->unrecorded[k]) {
 		ft_warn(run, "calibration: calls of %s went unrecorded: %s figures not compensated",
 			t->name, ft_mode_name(t->mode));
+		return;
+	}
+	if (k == FT_CALIB_TAIL) {
+		tail_costs(c, t, cr, cost);
 		return;
 	}
 	series_set(c, t, 0, cr->full[k][0], cr->in[k][0], FT_CALIB_ROUNDS, &cost->warm);
@@ -281,7 +328,9 @@ static int recalibrate_one(struct ft_calib *c, const struct ft_target *t)
 	struct ft_cost before = *cost;
 	int err;
 
-	if (calib_func(t) < 0 || !t->attached || !cost->valid || !cost->funcs)
+	/* The tail call's saving keeps its start-up figure: a difference of two costs. */
+	if (calib_func(t) < 0 || calib_func(t) == FT_CALIB_TAIL || !t->attached || !cost->valid ||
+	    !cost->funcs)
 		return 0;
 	err = series(c, c->tr, t, 0, FT_RECAL_ROUNDS_WARM, &warm);
 	if (!err)
@@ -327,7 +376,8 @@ void ft_calibrate_tick(void *calib)
 static void pool_mode(struct ft_run *const *runs, int n, int m)
 {
 	double full = 0, in = 0, fmin = INFINITY, fmax = 0, imin = INFINITY, imax = 0;
-	double ferr = 0, ierr = 0;
+	double ferr = 0, ierr = 0, tin = 0, tout = 0;
+	bool tail = true;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -335,6 +385,9 @@ static void pool_mode(struct ft_run *const *runs, int n, int m)
 
 		if (!c->valid)
 			return; /* one build uncalibrated: each keeps its own (or none) */
+		tail = tail && c->tail_valid;
+		tin += c->tail_in_ns / n;
+		tout += c->tail_out_ns / n;
 		full += c->full_ns / n;
 		in += c->in_ns / n;
 		fmin = fmin < c->full_ns ? fmin : c->full_ns;
@@ -353,6 +406,10 @@ static void pool_mode(struct ft_run *const *runs, int n, int m)
 		c->in_err = ierr + (imax - imin) / 2;
 		c->run_full_min = fmin;
 		c->run_full_max = fmax;
+		/* One build without fibdrv_calib2: no build's tail calls corrected, alike. */
+		c->tail_valid = tail;
+		c->tail_in_ns = tin;
+		c->tail_out_ns = tout;
 	}
 }
 

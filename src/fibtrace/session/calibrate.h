@@ -46,6 +46,7 @@ struct ft_calib {
 	int fd; /* the device; -1 when not calibrating */
 	__u64 work_n;
 	double untraced_ns[FIBDRV_CALIB_FUNCS][2]; /* median per call: function, cold */
+	int callee_slot; /* fibdrv_calib1's slot (fibdrv_calib2 tail-calls it), or -1 */
 	/* For ft_calibrate_tick(): set by ft_calibrate(). */
 	struct ft_tracer *tr;
 	struct ft_run *run;

@@ -564,6 +564,12 @@ static __u32 ns32(double ns)
 	return ns > 0 && ns < 4e9 ? (__u32)(ns + 0.5) : 0;
 }
 
+/* The same, signed: a tail call's saving may come out below 0. */
+static __s32 ns32s(double ns)
+{
+	return ns > -2e9 && ns < 2e9 ? (__s32)(ns < 0 ? ns - 0.5 : ns + 0.5) : 0;
+}
+
 void ft_tracer_set_cost(struct ft_tracer *tr, int slot, const struct ft_cost *c)
 {
 	if (slot < 0 || slot >= FT_MAX_SLOTS)
@@ -572,6 +578,8 @@ void ft_tracer_set_cost(struct ft_tracer *tr, int slot, const struct ft_cost *c)
 	tr->skel->bss->cost_in[slot] = ns32(c->in_ns);
 	tr->skel->bss->err_full[slot] = ns32(c->full_err);
 	tr->skel->bss->err_in[slot] = ns32(c->in_err);
+	tr->skel->bss->tail_in[slot] = c->tail_valid ? ns32s(c->tail_in_ns) : 0;
+	tr->skel->bss->tail_out[slot] = c->tail_valid ? ns32s(c->tail_out_ns) : 0;
 }
 
 void ft_tracer_free(struct ft_tracer *tr)

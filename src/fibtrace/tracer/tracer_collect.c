@@ -40,6 +40,7 @@ static void sum_stats(const void *buf, int ncpus, size_t vsz, struct ft_func_sta
 		s->root_entered += p->root_entered;
 		s->root_returned += p->root_returned;
 		s->root_dropped += p->root_dropped;
+		s->tail_calls += p->tail_calls;
 		s->probe_ns += p->probe_ns;
 		if (p->min_ns && (!s->min_ns || p->min_ns < s->min_ns))
 			s->min_ns = p->min_ns;
