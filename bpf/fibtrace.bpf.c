@@ -47,6 +47,8 @@ const volatile __u32 read_funcs;
 const volatile __u32 nr_stacks = FT_STACK_POOL;
 /* Slots from here on time fibdrv's calibration functions (never reported). */
 const volatile __u32 calib_first_slot = FT_MAX_SLOTS;
+/* Some reported function returns through rethook (tail_in): 0 prunes the tail-call path. */
+const volatile __u32 tails_shared;
 
 /*
  * enum ft_enabled, set by user space: FT_ON once every program is attached,
@@ -305,7 +307,8 @@ static __always_inline struct ft_func_stats *account(__u32 slot, const struct ft
 	fs->off_ns += c->off;
 	fs->off_calls += c->off != 0;
 	fs->root_returned += root;
-	fs->tail_calls += c->tailed;
+	if (tails_shared)
+		fs->tail_calls += c->tailed;
 	return fs;
 }
 
@@ -422,10 +425,12 @@ static __noinline int on_entry(__u64 slot_algo, __u64 n, __u64 arg, __u64 id, __
 	sk->frame[d].comp_child_ns = 0;
 	sk->frame[d].desc_err = 0;
 	sk->frame[d].off_at = st->off_ns;
-	sk->frame[d].tailed = 0;
-	/* Its caller jumped here (same stack pointer): the two return together. */
-	if (d > 0 && sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)].id == id)
-		sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)].tailed = 1;
+	if (tails_shared) {
+		sk->frame[d].tailed = 0;
+		/* Its caller jumped here (same stack pointer): the two return together. */
+		if (d > 0 && sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)].id == id)
+			sk->frame[(d - 1) & (FT_STACK_DEPTH - 1)].tailed = 1;
+	}
 	if (read_funcs)
 		sk->frame[d].child_out = 0;
 	tree_enter(st, sk, d, slot);
@@ -461,12 +466,13 @@ static __always_inline void frame_end(struct ft_task *st, struct ft_stack *sk, _
 	struct ft_frame *f = &sk->frame[i & (FT_STACK_DEPTH - 1)], *parent;
 	__u32 s = slot & (FT_MAX_SLOTS - 1);
 	__u64 probe = st->probe_ns - f->probe_at;
-	__s64 tail = f->tailed ? tail_in[s] : 0;
+	bool tailed = tails_shared && f->tailed;
+	__s64 tail = tailed ? tail_in[s] : 0;
 	__s64 comp = (__s64)dur - (__s64)cost_in[s] - (__s64)f->desc_ns - (__s64)probe + tail;
 
 	c->start = f->start;
 	c->probe = probe;
-	c->tailed = f->tailed;
+	c->tailed = tailed;
 	c->tail = tail;
 	c->dur = dur;
 	c->self = dur > f->child_ns ? dur - f->child_ns : 0;
@@ -481,14 +487,14 @@ static __always_inline void frame_end(struct ft_task *st, struct ft_stack *sk, _
 		return;
 	parent = &sk->frame[(i - 1) & (FT_STACK_DEPTH - 1)];
 	parent->child_ns += dur;
-	parent->desc_ns += f->desc_ns + cost_full[s] - (f->tailed ? tail_out[s] : 0);
+	parent->desc_ns += f->desc_ns + cost_full[s] - (tailed ? tail_out[s] : 0);
 	parent->desc_err += f->desc_err + err_full[s];
 	parent->comp_child_ns += c->comp;
 	/* Its own programs' time joins the parent's at its exit (on_exit); its descendants'
 	 * are the parent's descendants' too, not its direct children's. */
 	if (read_funcs) /* without --attribute the verifier drops this */
 		parent->child_out += cost_full[s] - cost_in[s] - probe -
-				     (f->tailed ? tail_out[s] - tail : 0);
+				     (tailed ? tail_out[s] - tail : 0);
 }
 
 /*

@@ -237,6 +237,17 @@ static __u32 stack_pool(void)
 	return want < FT_STACK_POOL ? FT_STACK_POOL : want > 4096 ? 4096 : (__u32)want;
 }
 
+/* Whether a reported function returns through rethook, where tail calls share a return. */
+static bool tails_shared(const struct ft_targets *tg)
+{
+	int i;
+
+	for (i = 0; i < tg->count; i++)
+		if (!tg->t[i].unavailable && tg->t[i].mode != FT_MODE_FENTRY)
+			return true;
+	return false;
+}
+
 static void configure(struct ft_tracer *tr)
 {
 	struct fibtrace *skel = tr->skel;
@@ -267,6 +278,7 @@ static void configure(struct ft_tracer *tr)
 		bpf_map__set_map_flags(skel->maps.tree,
 				       bpf_map__map_flags(skel->maps.tree) | BPF_F_ZERO_SEED);
 	skel->rodata->calib_first_slot = tr->tg->count;
+	skel->rodata->tails_shared = tails_shared(tr->tg);
 	skel->rodata->read_funcs = run->self_stride != 0;
 	skel->rodata->tree_on = run->tree_on;
 	skel->rodata->tree_n = run->tree_n;
