@@ -58,7 +58,7 @@ int main(void)
 	double e125 = ft_plan_break_even(FT_ATTACH_MULTI, 125);
 	char buf[512];
 
-	/* (184e6 - 3.3e6) ns per function / (2707 - 1630) ns per call: ~168,000 calls each */
+	/* (184e6 - 3.3e6) ns per function / (2771 - 1635) ns per call: ~159,000 calls each */
 	check("break-even.multi-125", e125 > 19e6 && e125 < 22e6);
 	check("break-even.per-function", e125 > 31 * e4 && e125 < 32 * e4);
 	check("break-even.kprobe", ft_plan_break_even(FT_ATTACH_KPROBE, 125) > 15e6 &&
@@ -66,7 +66,7 @@ int main(void)
 	check("break-even.fentry-zero", ft_plan_break_even(FT_ATTACH_FENTRY, 125) == 0);
 
 	run.targets = &tg;
-	targets(&tg, 4); /* --no-discover: 4 calls a read for sure, ~672,000 to break even */
+	targets(&tg, 4); /* --no-discover: 4 calls a read for sure, ~636,000 to break even */
 	check("weigh.small-sweep-keeps-multi",
 	      ft_plan_weigh(&tg, 1000, FT_ATTACH_MULTI, &run) == FT_ATTACH_MULTI);
 	check("weigh.unknown-workload-keeps-multi",
@@ -77,7 +77,7 @@ int main(void)
 	check("weigh.other-plans-kept",
 	      ft_plan_weigh(&tg, 200000, FT_ATTACH_KPROBE, &run) == FT_ATTACH_KPROBE &&
 		      ft_plan_weigh(&tg, 200000, FT_ATTACH_FENTRY, &run) == FT_ATTACH_FENTRY);
-	targets(&tg, 125); /* the read path's 4 sure calls a read, 21 M to break even */
+	targets(&tg, 125); /* the read path's 4 sure calls a read, 20 M to break even */
 	check("weigh.full-set-needs-more-reads",
 	      ft_plan_weigh(&tg, 200000, FT_ATTACH_MULTI, &run) == FT_ATTACH_MULTI &&
 		      ft_plan_weigh(&tg, 6000000, FT_ATTACH_MULTI, &run) == FT_ATTACH_FENTRY);

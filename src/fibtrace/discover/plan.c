@@ -107,23 +107,25 @@ int ft_plan_choose(enum ft_attach_req req, bool benchmark, bool multi, struct ft
 /*
  * What each plan costs under the instruction clock: instructions a traced
  * call adds (1 ns of that clock each), from make bench-parts (2026-12-02,
- * the programs timing themselves; full default set, 125 functions,
- * F(1000); docs/measurement.md, "Part by part"), and start (load + attach)
+ * the programs timing themselves and tail calls corrected; full default
+ * set, 125 functions, F(1000); docs/measurement.md, "Part by part"), and
+ * start (load + attach)
  * plus detach per traced function, from make bench-trace (2026-11-28,
  * docs/measurement.md, "What a traced call costs").
- *   fentry        6.12: 1,636 per call, (2.14 + 3.92 + 17.56) s / 125;
- *                 6.1:  1,625, (2.78 + 3.33 + 16.16) s / 125
- *   kprobe.multi  6.12: 2,707, (0.18 + 0.02 + 0.21) s / 125: two programs,
+ *   fentry        6.12: 1,635 per call, (2.14 + 3.92 + 17.56) s / 125;
+ *                 6.1:  1,672 (one function on kprobes there),
+ *                 (2.78 + 3.33 + 16.16) s / 125
+ *   kprobe.multi  6.12: 2,771, (0.18 + 0.02 + 0.21) s / 125: two programs,
  *                 one link, whatever the number of functions
- *   kprobe        6.1:  2,198, (0.19 + 2.28 + 10.08) s / 125 (auto picks it
+ *   kprobe        6.1:  2,250, (0.19 + 2.28 + 10.08) s / 125 (auto picks it
  *                 only where kprobe.multi is missing: 6.1's figures)
  */
 static const struct {
 	double call_ns, setup_ns_per_func;
 } plan_cost[] = {
-	[FT_ATTACH_FENTRY] = {1630, 184e6},
-	[FT_ATTACH_MULTI] = {2707, 3.3e6},
-	[FT_ATTACH_KPROBE] = {2198, 100e6},
+	[FT_ATTACH_FENTRY] = {1635, 184e6},
+	[FT_ATTACH_MULTI] = {2771, 3.3e6},
+	[FT_ATTACH_KPROBE] = {2250, 100e6},
 };
 
 /* What fentry saves per traced call against plan @req, and costs more per function to set up. */
