@@ -50,7 +50,6 @@ static int parse_seconds(const char *arg, double *out)
 	return 0;
 }
 
-/* What to read: --sweep, --repeat, --algo, --cpu. */
 /*
  * A list option given again adds to it (-f a -f b is -f a,b), as perf's -e
  * and bpftrace's probes do, rather than the last one silently winning:
@@ -75,6 +74,7 @@ static int join_list(const char **list, char **own, const char *arg)
 	return 0;
 }
 
+/* What to read: --sweep, --repeat, --algo, --cpu. */
 static error_t parse_sweep(struct ft_cli *cli, int key, char *arg, struct argp_state *state)
 {
 	uint64_t v;

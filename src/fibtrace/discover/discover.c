@@ -51,12 +51,13 @@ static void add_calib(const struct ft_disc *d, struct ft_targets *tg, bool force
 	for (k = force_kprobe ? 1 : 0; k < FIBDRV_CALIB_FUNCS; k++) {
 		char name[32];
 		struct ft_target *t;
+		bool have;
 
 		snprintf(name, sizeof(name), FT_CALIB_PREFIX "%d", k);
-		if (k == FT_CALIB_TAIL && (!ft_ksym_find(d->ks, name, d->module) ||
-					   !ft_traceable(d->ks, name) || tg->count > FT_MAX_SLOTS))
+		have = ft_ksym_find(d->ks, name, d->module) && ft_traceable(d->ks, name);
+		if (k == FT_CALIB_TAIL && (!have || tg->count > FT_MAX_SLOTS))
 			break; /* optional: an older build, or no slot */
-		if (!ft_ksym_find(d->ks, name, d->module) || !ft_traceable(d->ks, name)) {
+		if (!have) {
 			ft_warn(run,
 				"%s has no traceable %s (an older build?): figures are "
 				"not compensated for tracing overhead",

@@ -172,9 +172,10 @@ static int target_round(struct ft_calib *c, struct ft_tracer *tr, const struct f
  * fibdrv_calib2's rounds (a call and its tail call, fibdrv_calib1, whose
  * series are its mode's): what a call whose last traced callee was a tail
  * call costs less than the two calls' costs, inside its own interval (in:
- * minus its compensated time's error, the pair's interval against its
- * untraced time, fibdrv_calib2's own work) and to its caller (out), from
- * the midpoints of warm and cold before the context's ratio.
+ * the two costs less the pair's interval, plus fibdrv_calib2's own work,
+ * its untraced time less fibdrv_calib1's) and to its caller (out: the two
+ * full costs less the pair's), from the midpoints of warm and cold before
+ * the context's ratio.
  */
 static void tail_costs(const struct ft_calib *c, const struct ft_target *t,
 		       const struct calib_rounds *cr, struct ft_cost *cost)
